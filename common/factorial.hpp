@@ -1,0 +1,16 @@
+// Exact n! as decimal digits (E3's handler: a random n in 10..40, or ?n= up to 1000).
+#pragma once
+
+#include <string>
+
+namespace mb {
+
+inline constexpr unsigned kMaxFactorial = 1000;
+
+// All decimal digits of n!, exact, for any n (cost grows as n^2).
+std::string factorial_digits(unsigned n);
+
+// The /factorial body: "n! = <digits>\n".
+std::string render_factorial(unsigned n);
+
+}  // namespace mb

@@ -1,0 +1,52 @@
+// The endpoint table both servers route from: request target -> endpoint and parameters, or the
+// contract's error status. Also the request size limits and how a read error maps to a status.
+#pragma once
+
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/verb.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace mb {
+
+namespace http = boost::beast::http;
+
+inline constexpr std::size_t kMaxTargetBytes = 8 * 1024;   // longer: 414
+inline constexpr std::size_t kMaxHeaderBytes = 16 * 1024;  // request line + headers; more: 431
+inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;    // more: 413
+inline constexpr unsigned kDefaultTaskDelayMs = 2000;
+
+enum class Endpoint { index, html, json, hello, factorial, tasks, status };
+
+struct Route {
+    Endpoint endpoint = Endpoint::index;
+    unsigned delay_ms = 0;         // /html, /json: SELECT SLEEP first; /tasks: task two's delay
+    std::optional<unsigned> n;     // /factorial?n=
+};
+
+struct HttpError {
+    http::status status = http::status::bad_request;
+    std::string message;  // one line, no trailing newline
+};
+
+using RouteResult = std::variant<Route, HttpError>;
+
+// Routes a request by method and target (origin-form: path and optional query).
+RouteResult route_request(http::verb method, std::string_view target);
+
+constexpr bool needs_database(Endpoint e) {
+    return e == Endpoint::html || e == Endpoint::json;
+}
+
+std::string_view endpoint_path(Endpoint e);
+
+// The error response for a request that could not be read: header_limit is 414 when the request
+// line alone passes kMaxTargetBytes (judged from the bytes received so far), else 431;
+// body_limit is 413; anything else the parser rejects is 400.
+HttpError error_for_read_failure(const boost::beast::error_code& ec, std::string_view received);
+
+}  // namespace mb

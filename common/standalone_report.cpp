@@ -1,0 +1,55 @@
+#include "common/standalone_report.hpp"
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace mb {
+namespace {
+
+void cpu_seconds(double& user, double& sys) {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    user = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
+    sys = usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+// "0m7.410s", as bash's time keyword prints it.
+std::string time_format(double seconds) {
+    char text[32];
+    const auto minutes = static_cast<long>(seconds / 60);
+    std::snprintf(text, sizeof text, "%ldm%.3fs", minutes, seconds - 60.0 * minutes);
+    return text;
+}
+
+}  // namespace
+
+RunTimer::RunTimer() : wall_start_(std::chrono::steady_clock::now()) {
+    cpu_seconds(user_start_, sys_start_);
+}
+
+RunTimes RunTimer::elapsed() const {
+    RunTimes times;
+    times.real_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+    cpu_seconds(times.user_s, times.sys_s);
+    times.user_s -= user_start_;
+    times.sys_s -= sys_start_;
+    return times;
+}
+
+void print_standalone_report(std::ostream& out, std::string_view model, unsigned iterations,
+                             std::size_t page_bytes, const RunTimes& times) {
+    out << "standalone: " << iterations << " iterations of the /html workload (2 queries, "
+        << page_bytes << " bytes rendered each), " << model << " model\n"
+        << "real\t" << time_format(times.real_s) << "\n"
+        << "user\t" << time_format(times.user_s) << "\n"
+        << "sys\t" << time_format(times.sys_s) << "\n";
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.1f", times.real_s > 0 ? iterations / times.real_s : 0.0);
+    out << "iterations/s\t" << rate << "\n";
+}
+
+}  // namespace mb

@@ -1,0 +1,33 @@
+// Standalone mode (E1a): times a run like Unix `time` (real, user, sys) and prints it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <ostream>
+#include <string_view>
+
+namespace mb {
+
+struct RunTimes {
+    double real_s = 0;
+    double user_s = 0;
+    double sys_s = 0;
+};
+
+// Starts measuring at construction; elapsed() reads wall clock and this process's CPU times.
+class RunTimer {
+public:
+    RunTimer();
+    RunTimes elapsed() const;
+
+private:
+    std::chrono::steady_clock::time_point wall_start_;
+    double user_start_ = 0;
+    double sys_start_ = 0;
+};
+
+// Prints the report: what ran, then real/user/sys as `time` does, then iterations per second.
+void print_standalone_report(std::ostream& out, std::string_view model, unsigned iterations,
+                             std::size_t page_bytes, const RunTimes& times);
+
+}  // namespace mb

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The test command: from a fresh clone, installs dependencies, builds, starts the private MariaDB,
+# runs every CTest test on the Release build and again on AddressSanitizer+UBSan and
+# ThreadSanitizer builds, stops the database it started (even when tests fail), and exits with
+# the tests' status.
+#   scripts/test.sh            everything (what CI runs)
+#   scripts/test.sh --quick    the Release build only
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+variants=(release asan tsan)
+case "${1:-}" in
+    "") ;;
+    --quick) variants=(release) ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+esac
+
+bash scripts/deps.sh || exit 1
+
+jobs=$(nproc)
+build() {  # build DIR [cmake args...]
+    local dir=$1; shift
+    echo "== build: $dir"
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.configure.log" 2>&1 \
+        || { cat "$dir.configure.log"; return 1; }
+    cmake --build "$dir" -j "$jobs" 2>&1 | grep -E "error|warning|Error" ; return "${PIPESTATUS[0]}"
+}
+
+started_db=0
+if ! bash scripts/db.sh status >/dev/null 2>&1; then
+    bash scripts/db.sh start || exit 1
+    started_db=1
+fi
+stop_db() { [ "$started_db" -eq 1 ] && bash scripts/db.sh stop; }
+trap stop_db EXIT
+
+status=0
+for variant in "${variants[@]}"; do
+    case $variant in
+        release) dir=build; args=() ;;
+        asan) dir=build-asan; args=(-DMODELBENCH_SANITIZE=address) ;;
+        tsan) dir=build-tsan; args=(-DMODELBENCH_SANITIZE=thread) ;;
+    esac
+    if ! build "$dir" "${args[@]}"; then
+        echo "== $variant: build FAILED"
+        status=1
+        continue
+    fi
+    echo "== tests: $variant"
+    # Sanitizer builds skip the load tests (label 'load'): they measure the real build.
+    label_args=()
+    [ "$variant" != release ] && label_args=(-LE load)
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        ctest --test-dir "$dir" --output-on-failure --timeout 300 "${label_args[@]}" || status=1
+done
+exit $status

@@ -1,0 +1,140 @@
+// Integration: the private MariaDB of scripts/db.sh, queried through the blocking wrapper.
+#include "common/config.hpp"
+#include "common/mysql_connection.hpp"
+#include "common/render.hpp"
+#include "common/workload.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace mb {
+namespace {
+
+DbConfig test_db() {
+    // The same defaults and environment fallbacks as the servers.
+    CommandLine cl{"database_tests", "", 0};
+    const char* argv[] = {"database_tests"};
+    cl.parse(1, argv);
+    return cl.db;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+class SampleDatabase : public ::testing::Test {
+protected:
+    MysqlConnection db{test_db()};
+    std::vector<Product> products() { return read_products(db.query(kProductsQuery).get()); }
+    std::vector<Order> orders() { return read_orders(db.query(kOrdersQuery).get()); }
+};
+
+TEST_F(SampleDatabase, BothTablesHave300Rows) {
+    const auto p = products();
+    const auto c = orders();
+    ASSERT_EQ(p.size(), 300u);
+    ASSERT_EQ(c.size(), 300u);
+    EXPECT_EQ(p.front().id, 1u);
+    EXPECT_EQ(p.back().id, 300u);
+    EXPECT_EQ(c.back().id, 300u);
+}
+
+TEST_F(SampleDatabase, SpecialCharactersAndUtf8ArriveIntact) {
+    const auto p = products();
+    const auto o = orders();
+    EXPECT_EQ(p[6].name, "Bolts <M6> & nuts");
+    EXPECT_EQ(p[41].name, "Rope 3/8\" 'marine'");
+    EXPECT_EQ(p[98].name, "Path C:\\tools\\bin");
+    EXPECT_EQ(p[209].name, "Teekanne 日本 🍵");
+    EXPECT_EQ(o[63].note, "Zoë Müller-Łukasiewicz, café au lait ☕, invoice in €");
+    EXPECT_EQ(o[127].note, "<script>alert(\"x\")</script>");
+    EXPECT_EQ(o[255].note, "Ship to \\\\fileserver\\dock \"B\"");
+    EXPECT_EQ(o[0].placed, "2010-01-14");
+    EXPECT_FALSE(o[0].note.has_value());
+    EXPECT_TRUE(o[24].note.has_value());
+}
+
+TEST_F(SampleDatabase, HtmlPageIsWellFormedEscapedAndSized) {
+    const std::string page = render_html_page(products(), orders());
+    EXPECT_EQ(count(page, "<tr>"), count(page, "</tr>"));
+    EXPECT_EQ(count(page, "<td>"), count(page, "</td>"));
+    EXPECT_EQ(count(page, "<tbody>"), 2u);
+    const auto first_body = page.find("<tbody>");
+    const auto first_end = page.find("</tbody>", first_body);
+    const auto second_body = page.find("<tbody>", first_end);
+    const auto second_end = page.find("</tbody>", second_body);
+    EXPECT_EQ(count(page.substr(first_body, first_end - first_body), "<tr>"), 300u);
+    EXPECT_EQ(count(page.substr(second_body, second_end - second_body), "<tr>"), 300u);
+    // Outside of tags no raw < > " ' may remain: strip the known markup and look.
+    const std::string text = std::regex_replace(
+        page, std::regex("</?(html|head|meta|title|body|h1|table|thead|tbody|tr|th|td)[^>]*>|"
+                         "<!DOCTYPE html>"),
+        "");
+    EXPECT_EQ(text.find_first_of("<>\"'"), std::string::npos) << text.substr(0, 200);
+    EXPECT_EQ(std::regex_search(text, std::regex("&(?!(amp|lt|gt|quot|#39);)")), false);
+    EXPECT_GE(page.size(), 15u * 1024);
+    EXPECT_LE(page.size(), 40u * 1024);
+}
+
+TEST_F(SampleDatabase, JsonHas300ObjectsWithTheRightFields) {
+    const auto parsed = nlohmann::json::parse(render_orders_json(orders()));
+    ASSERT_EQ(parsed.size(), 300u);
+    for (const auto& row : parsed) {
+        ASSERT_EQ(row.size(), 3u);
+        ASSERT_TRUE(row["id"].is_number_unsigned());
+        ASSERT_TRUE(row["placed"].is_string());
+        ASSERT_TRUE(row["note"].is_null() || row["note"].is_string());
+    }
+    EXPECT_EQ(parsed[127]["note"], "<script>alert(\"x\")</script>");
+}
+
+TEST_F(SampleDatabase, SleepQueryWaits) {
+    EXPECT_EQ(sleep_query(1250), "SELECT SLEEP(1.250)");
+    EXPECT_EQ(sleep_query(5), "SELECT SLEEP(0.005)");
+    const auto started = std::chrono::steady_clock::now();
+    db.query(sleep_query(200));
+    EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(190));
+}
+
+TEST(DatabaseErrors, UnreachableDatabaseIsUnavailable) {
+    DbConfig config = test_db();
+    config.socket.clear();
+    config.host = "127.0.0.1";
+    config.port = 1;  // nothing listens on port 1
+    try {
+        MysqlConnection db{config};
+        FAIL() << "connected to port 1";
+    } catch (const DbError& e) {
+        EXPECT_EQ(e.kind, DbError::Kind::unavailable);
+    }
+}
+
+TEST(DatabaseErrors, ReadOnlyUserCannotWrite) {
+    MysqlConnection db{test_db()};
+    try {
+        db.query("DELETE FROM products WHERE id = 1");
+        FAIL() << "the server's user could write";
+    } catch (const DbError& e) {
+        EXPECT_EQ(e.kind, DbError::Kind::failed);
+    }
+}
+
+TEST(DatabaseErrors, SlowQueryTimesOut) {
+    DbConfig config = test_db();
+    config.query_timeout = std::chrono::milliseconds(1000);
+    MysqlConnection db{config};
+    try {
+        db.query(sleep_query(3000));
+        FAIL() << "a 3 s query passed a 1 s timeout";
+    } catch (const DbError& e) {
+        EXPECT_EQ(e.kind, DbError::Kind::timeout) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace mb

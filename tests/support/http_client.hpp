@@ -1,0 +1,57 @@
+// A small blocking HTTP/1.x client for integration tests: raw bytes out, parsed responses in,
+// with a receive timeout so a hung server fails the test instead of hanging it.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace mb::test {
+
+struct HttpReply {
+    unsigned status = 0;
+    unsigned version = 0;
+    std::map<std::string, std::string> headers;  // names in lower case
+    std::string body;
+    std::chrono::milliseconds elapsed{0};  // from send to the whole reply
+
+    std::string header(const std::string& lower_name) const {
+        auto it = headers.find(lower_name);
+        return it == headers.end() ? std::string() : it->second;
+    }
+    bool has_header(const std::string& lower_name) const { return headers.count(lower_name) != 0; }
+};
+
+class HttpConnection {
+public:
+    explicit HttpConnection(std::uint16_t port,
+                            std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+    void send(std::string_view raw);
+    // Reads one response; for a response to HEAD pass head = true. Throws on timeout or close.
+    HttpReply read_reply(bool head = false);
+    // send() + read_reply() for "METHOD target HTTP/1.x" with Host and the extra header lines
+    // (each ending in \r\n).
+    HttpReply request(std::string_view method, std::string_view target, unsigned version = 11,
+                      std::string_view extra_headers = {});
+
+    // True when the server closes the connection (EOF or reset) within wait.
+    bool closed_by_server(std::chrono::milliseconds wait);
+
+private:
+    boost::asio::io_context io_;
+    boost::asio::ip::tcp::socket socket_{io_};
+    boost::beast::flat_buffer buffer_;
+    std::chrono::steady_clock::time_point sent_at_;
+};
+
+// One request on a new connection with "Connection: close".
+HttpReply http_get(std::uint16_t port, std::string_view target, std::string_view method = "GET");
+
+}  // namespace mb::test

@@ -1,0 +1,50 @@
+// Starts a built server binary as a child process for integration tests, on a free port, and
+// stops it again. The server announces readiness with "listening on http://HOST:PORT/" on stdout.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mb::test {
+
+class ServerProcess {
+public:
+    // Adds --listen 127.0.0.1:0 unless args has --listen; waits up to 15 s for readiness and
+    // throws std::runtime_error (with the server's stderr) when the server does not get there.
+    ServerProcess(const std::string& binary, std::vector<std::string> args);
+    ~ServerProcess();
+    ServerProcess(const ServerProcess&) = delete;
+    ServerProcess& operator=(const ServerProcess&) = delete;
+
+    pid_t pid() const { return pid_; }
+    std::uint16_t port() const { return port_; }
+    bool running();
+
+    // Sends sig and waits for the exit; returns the exit code, 128+signal when killed, or -1 when
+    // the process did not exit within timeout (it is then killed).
+    int stop(int sig, std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+    // All that the server wrote to stdout / stderr so far.
+    std::string stdout_text() const;
+    std::string stderr_text() const;
+
+private:
+    pid_t pid_ = -1;
+    std::uint16_t port_ = 0;
+    int exit_code_ = -1;
+    std::string stdout_path_;
+    std::string stderr_path_;
+};
+
+// Absolute path of a built binary, from the BINARY_DIR compile definition of the tests.
+std::string binary_path(const std::string& name);
+
+// Count of entries in /proc/PID/task (threads) and /proc/PID/fd (open descriptors).
+int thread_count(pid_t pid);
+int fd_count(pid_t pid);
+
+}  // namespace mb::test
