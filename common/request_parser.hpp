@@ -1,4 +1,5 @@
-// The request parser both servers read with: Beast's parser with the contract's size limits.
+// The request parser both servers read with: Beast's parser with the contract's size limits,
+// and the whole bytes-to-route pipeline for tests and the fuzzer.
 #pragma once
 
 #include "common/routing.hpp"
@@ -6,17 +7,28 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-#include <optional>
+#include <cstddef>
+#include <string_view>
+#include <variant>
 
 namespace mb {
 
 using RequestParser = http::request_parser<http::string_body>;
 
-// A parser with header_limit kMaxHeaderBytes (request line + headers) and body_limit
-// kMaxBodyBytes. Beast parsers are single-use: make a new one for every request.
+// header_limit kMaxHeaderBytes (request line + headers) and body_limit kMaxBodyBytes.
+// Beast parsers are single-use: make a new one for every request.
 inline void apply_request_limits(RequestParser& parser) {
     parser.header_limit(static_cast<std::uint32_t>(kMaxHeaderBytes));
     parser.body_limit(kMaxBodyBytes);
 }
+
+// What a server makes of the first request in bytes: the Route to serve, the HttpError to answer
+// with (then close), or Incomplete when the bytes end before the request does.
+struct Incomplete {};
+struct ParsedRequest {
+    std::variant<Incomplete, Route, HttpError> outcome;
+    std::size_t consumed = 0;  // bytes of this request, so pipelined requests can follow
+};
+ParsedRequest parse_and_route(std::string_view bytes);
 
 }  // namespace mb

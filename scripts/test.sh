@@ -26,7 +26,7 @@ build() {  # build DIR [cmake args...]
     echo "== build: $dir"
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.configure.log" 2>&1 \
         || { cat "$dir.configure.log"; return 1; }
-    cmake --build "$dir" -j "$jobs" 2>&1 | grep -E "error|warning|Error" ; return "${PIPESTATUS[0]}"
+    cmake --build "$dir" -j "$jobs" 2>&1 | grep -E "error:|warning:|Error " ; return "${PIPESTATUS[0]}"
 }
 
 started_db=0
