@@ -134,4 +134,9 @@ std::string request_line(const Request& request) {
     return line;
 }
 
+std::string unparsed_request_line(std::string_view received) {
+    std::string_view line = received.substr(0, received.find_first_of("\r\n"));
+    return std::string(line.substr(0, 256));
+}
+
 }  // namespace mb

@@ -74,5 +74,8 @@ private:
 
 // "GET /html HTTP/1.0", as the access log and error messages show a request.
 std::string request_line(const Request& request);
+// The first line of bytes that could not be read as a request, cut at 256 bytes: what the access
+// log shows for a request answered 400, 413, 414 or 431.
+std::string unparsed_request_line(std::string_view received);
 
 }  // namespace mb

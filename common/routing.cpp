@@ -174,4 +174,10 @@ HttpError error_for_read_failure(const boost::beast::error_code& ec, std::string
     return bad_request("malformed request: " + ec.message());
 }
 
+bool is_request_error(const boost::beast::error_code& ec) {
+    static const auto& parser_errors = make_error_code(http::error::bad_target).category();
+    return ec.category() == parser_errors && ec != http::error::end_of_stream &&
+           ec != http::error::partial_message;
+}
+
 }  // namespace mb

@@ -49,4 +49,9 @@ std::string_view endpoint_path(Endpoint e);
 // body_limit is 413; anything else the parser rejects is 400.
 HttpError error_for_read_failure(const boost::beast::error_code& ec, std::string_view received);
 
+// True when a failed request read means the parser rejected what the client sent: answer it with
+// error_for_read_failure(), then close. False when the connection closed, broke or timed out,
+// where nobody is left to read an answer.
+bool is_request_error(const boost::beast::error_code& ec);
+
 }  // namespace mb
