@@ -56,6 +56,20 @@ ListenAddress parse_listen_address(const std::string& text) {
     return address;
 }
 
+po::typed_value<long long>* bounded_flag(const char* flag, unsigned& target, long long min,
+                                         long long max) {
+    return po::value<long long>()
+        ->default_value(target)
+        ->value_name("N")
+        ->notifier([flag, &target, min, max](long long value) {
+            if (value < min || value > max) {
+                throw ConfigError(std::string("--") + flag + " must be between " +
+                                  std::to_string(min) + " and " + std::to_string(max));
+            }
+            target = static_cast<unsigned>(value);
+        });
+}
+
 CommandLine::CommandLine(std::string program, std::string summary, std::uint16_t default_port)
     : program_(std::move(program)), summary_(std::move(summary)) {
     http.listen.port = default_port;

@@ -48,6 +48,12 @@ struct ConfigError : std::runtime_error {
 
 ListenAddress parse_listen_address(const std::string& text);
 
+// An integer flag for a server's model_options(), stored into target after a range check. Parsed
+// as long long so that "-1" is rejected instead of wrapping around as an unsigned would; a value
+// out of range makes CommandLine::parse() throw ConfigError (message, usage, exit 2).
+po::typed_value<long long>* bounded_flag(const char* flag, unsigned& target, long long min,
+                                         long long max);
+
 // The flags a server accepts. Each server adds its own model's options to model_options().
 class CommandLine {
 public:

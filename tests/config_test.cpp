@@ -118,5 +118,27 @@ TEST(Config, BadValuesAreRejectedWithAMessage) {
               std::string::npos);
 }
 
+TEST(Config, BoundedModelFlagsAreRangeChecked) {
+    unsigned pool = 10;
+    const auto with_pool = [&pool](std::vector<const char*> args) {
+        CommandLine cl{"test-server", "for tests", 8081};
+        cl.model_options().add_options()("db-pool", bounded_flag("db-pool", pool, 1, 1000), "");
+        parse(cl, std::move(args));
+    };
+    with_pool({});
+    EXPECT_EQ(pool, 10u);  // the default is the target's value
+    with_pool({"--db-pool", "1000"});
+    EXPECT_EQ(pool, 1000u);
+    for (const char* bad : {"0", "1001", "-1"}) {
+        try {
+            with_pool({"--db-pool", bad});
+            ADD_FAILURE() << "--db-pool " << bad << " was accepted";
+        } catch (const ConfigError& e) {
+            EXPECT_STREQ(e.what(), "--db-pool must be between 1 and 1000");
+        }
+    }
+    EXPECT_EQ(pool, 1000u);
+}
+
 }  // namespace
 }  // namespace mb
