@@ -58,10 +58,8 @@ ListenAddress parse_listen_address(const std::string& text) {
 
 po::typed_value<long long>* bounded_flag(const char* flag, unsigned& target, long long min,
                                          long long max) {
-    return po::value<long long>()
-        ->default_value(target)
-        ->value_name("N")
-        ->notifier([flag, &target, min, max](long long value) {
+    return po::value<long long>()->default_value(target)->value_name("N")->notifier(
+        [flag, &target, min, max](long long value) {
             if (value < min || value > max) {
                 throw ConfigError(std::string("--") + flag + " must be between " +
                                   std::to_string(min) + " and " + std::to_string(max));
