@@ -56,6 +56,12 @@ ListenAddress parse_listen_address(const std::string& text) {
     return address;
 }
 
+std::string listen_url(const ListenAddress& address) {
+    const bool ipv6 = address.host.find(':') != std::string::npos;
+    return "http://" + (ipv6 ? "[" + address.host + "]" : address.host) + ":" +
+           std::to_string(address.port) + "/";
+}
+
 po::typed_value<long long>* bounded_flag(const char* flag, unsigned& target, long long min,
                                          long long max) {
     return po::value<long long>()->default_value(target)->value_name("N")->notifier(

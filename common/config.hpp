@@ -47,6 +47,8 @@ struct ConfigError : std::runtime_error {
 };
 
 ListenAddress parse_listen_address(const std::string& text);
+// "http://HOST:PORT/" (an IPv6 host in brackets): what a server prints once it listens.
+std::string listen_url(const ListenAddress& address);
 
 // An integer flag for a server's model_options(), stored into target after a range check. Parsed
 // as long long so that "-1" is rejected instead of wrapping around as an unsigned would; a value

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -38,6 +39,15 @@ RunTimes RunTimer::elapsed() const {
     times.user_s -= user_start_;
     times.sys_s -= sys_start_;
     return times;
+}
+
+void report_standalone_progress(unsigned done, unsigned total) {
+    const unsigned step = std::max(1u, total / 10);
+    if (done % step == 0 || done == total) {
+        char line[64];
+        std::snprintf(line, sizeof line, "standalone: %u/%u\n", done, total);
+        std::fputs(line, stderr);
+    }
 }
 
 void print_standalone_report(std::ostream& out, std::string_view model, unsigned iterations,

@@ -26,6 +26,9 @@ private:
     double sys_start_ = 0;
 };
 
+// "standalone: 300/1000" on stderr at every tenth of the run and at its end.
+void report_standalone_progress(unsigned done, unsigned total);
+
 // Prints the report: what ran, then real/user/sys as `time` does, then iterations per second.
 void print_standalone_report(std::ostream& out, std::string_view model, unsigned iterations,
                              std::size_t page_bytes, const RunTimes& times);

@@ -118,6 +118,12 @@ TEST(Config, BadValuesAreRejectedWithAMessage) {
               std::string::npos);
 }
 
+TEST(Config, ListenUrlBracketsIpv6) {
+    EXPECT_EQ(listen_url({"127.0.0.1", 8082}), "http://127.0.0.1:8082/");
+    EXPECT_EQ(listen_url({"::1", 80}), "http://[::1]:80/");
+    EXPECT_EQ(listen_url(parse_listen_address("[::]:0")), "http://[::]:0/");
+}
+
 TEST(Config, BoundedModelFlagsAreRangeChecked) {
     unsigned pool = 10;
     const auto with_pool = [&pool](std::vector<const char*> args) {
