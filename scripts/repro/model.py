@@ -1,0 +1,50 @@
+"""The runs of one reproduce.sh results directory, looked up by run id, and figure formatting.
+
+Run ids are what reproduce.sh names them: e1a-<server>, e1b-<server>-c<C>, e2-<server>,
+e3-<server>[-l], e4-tasks-<server>, e4-siege-<server>; <server> is blocking, async or (E1b only)
+async-cluster.
+"""
+
+import os
+
+SERVERS = ("blocking", "async", "async-cluster")
+
+
+def fmt(value, digits=1, scale=1.0, suffix=""):
+    """A figure for a table cell; '–' when it was not measured."""
+    if value is None or value == "":
+        return "–"
+    return f"{value * scale:,.{digits}f}{suffix}"
+
+
+class Results:
+    def __init__(self, directory, runs):
+        self.directory = directory
+        self.runs = runs
+        self.cores = next((r["figures"]["cores"] for r in runs.values()
+                           if "cores" in r.get("figures", {})), os.cpu_count() or 1)
+
+    def ok(self, run_id):
+        return self.runs.get(run_id, {}).get("status") == "ok"
+
+    def any(self, ids):
+        return any(i in self.runs for i in ids)
+
+    def figure(self, run_id, key):
+        """A figure of a successful run, or None."""
+        if not self.ok(run_id):
+            return None
+        return self.runs[run_id]["figures"].get(key)
+
+    def cpu(self, run_id, who):
+        """'143 % (72 %)': CPU of who (server, db, client) in % of one core and of the machine."""
+        core = self.figure(run_id, f"{who}_cpu_pct_core")
+        machine = self.figure(run_id, f"{who}_cpu_pct_machine")
+        if core is None:
+            return "–"
+        return f"{core:.0f} % ({machine:.0f} %)"
+
+    def label(self, server):
+        if server == "async-cluster":
+            return f"async cluster ×{self.cores}"
+        return server
