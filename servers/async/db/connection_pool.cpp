@@ -1,0 +1,167 @@
+#include "servers/async/db/connection_pool.hpp"
+
+#include "servers/async/log.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace mb::async {
+
+ConnectionPool::Lease::Lease(Lease&& other) noexcept
+    : pool_(other.pool_), slot_(other.slot_), used_(other.used_) {
+    other.slot_ = nullptr;
+}
+
+ConnectionPool::Lease& ConnectionPool::Lease::operator=(Lease&& other) noexcept {
+    if (this != &other) {
+        give_back();
+        pool_ = other.pool_;
+        slot_ = other.slot_;
+        used_ = other.used_;
+        other.slot_ = nullptr;
+    }
+    return *this;
+}
+
+ConnectionPool::Lease::~Lease() { give_back(); }
+
+void ConnectionPool::Lease::give_back() {
+    if (slot_ != nullptr) {
+        pool_->release(slot_);
+        slot_ = nullptr;
+    }
+}
+
+awaitable<MysqlResult> ConnectionPool::Lease::query(std::string_view sql) {
+    DbConnection& connection = slot_->connection;
+    const bool may_be_stale = !used_ && slot_->reused && connection.is_open();
+    used_ = true;
+    if (!connection.is_open()) {
+        co_await pool_->open(*slot_);
+    }
+    try {
+        co_return co_await connection.query(sql);
+    } catch (const DbError& e) {
+        if (!may_be_stale || e.kind != DbError::Kind::unavailable || pool_->stopping_) {
+            throw;
+        }
+    }
+    co_await pool_->open(*slot_);
+    co_return co_await connection.query(sql);
+}
+
+ConnectionPool::ConnectionPool(asio::any_io_executor executor, const DbConfig& config,
+                               std::size_t size, std::size_t queue_limit, StatusCounters& counters)
+    : executor_(std::move(executor)),
+      config_(config),
+      size_(size),
+      queue_limit_(queue_limit),
+      counters_(counters) {
+    slots_.reserve(size_);
+    idle_.reserve(size_);
+}
+
+ConnectionPool::~ConnectionPool() = default;
+
+awaitable<ConnectionPool::Lease> ConnectionPool::acquire() {
+    if (stopping_) {
+        throw DbError(DbError::Kind::unavailable, "server stopping");
+    }
+    if (!idle_.empty()) {
+        Slot* slot = idle_.back();
+        idle_.pop_back();
+        co_return Lease(this, slot);
+    }
+    if (slots_.size() < size_) {
+        slots_.push_back(std::make_unique<Slot>(executor_, config_));
+        co_return Lease(this, slots_.back().get());
+    }
+    if (queue_limit_ != 0 && waiters_.size() >= queue_limit_) {
+        ++rejected_;
+        throw PoolQueueFull();
+    }
+    Waiter waiter(executor_);
+    waiter.wake.expires_at(asio::steady_timer::time_point::max());
+    waiters_.push_back(&waiter);
+    error_code woken;  // operation_aborted: release() or cancel_all() woke us
+    co_await waiter.wake.async_wait(into(woken));
+    if (waiter.granted == nullptr) {
+        throw DbError(DbError::Kind::unavailable, "server stopping");
+    }
+    co_return Lease(this, waiter.granted);
+}
+
+void ConnectionPool::release(Slot* slot) {
+    slot->reused = true;
+    if (!waiters_.empty()) {
+        Waiter* next = waiters_.front();
+        waiters_.pop_front();
+        next->granted = slot;
+        next->wake.cancel();
+        return;
+    }
+    idle_.push_back(slot);
+}
+
+awaitable<void> ConnectionPool::open(Slot& slot) {
+    try {
+        co_await slot.connection.connect();
+    } catch (const DbError& e) {
+        note_database_state(false, e.what());
+        throw;
+    }
+    counters_.db_connects.fetch_add(1, std::memory_order_relaxed);
+    note_database_state(true, nullptr);
+}
+
+void ConnectionPool::note_database_state(bool reachable, const char* error) {
+    if (reachable == reachable_) {
+        return;
+    }
+    reachable_ = reachable;
+    log_event(
+        reachable
+            ? std::string("database reachable again")
+            : std::string("database unreachable (requests needing it fail until it is back): ") +
+                  error);
+}
+
+void ConnectionPool::cancel_all() {
+    stopping_ = true;
+    for (Waiter* waiter : waiters_) {
+        waiter->wake.cancel();
+    }
+    waiters_.clear();
+    for (const auto& slot : slots_) {
+        if (std::find(idle_.begin(), idle_.end(), slot.get()) == idle_.end()) {
+            slot->connection.cancel();
+        }
+    }
+}
+
+awaitable<void> ConnectionPool::close() {
+    stopping_ = true;
+    for (Slot* slot : idle_) {
+        try {
+            co_await slot->connection.close();
+        } catch (const DbError&) {
+            // Closing is a courtesy to the server; the connection is gone either way.
+        }
+    }
+}
+
+nlohmann::json ConnectionPool::status() const {
+    const auto open = std::count_if(slots_.begin(), slots_.end(),
+                                    [](const auto& slot) { return slot->connection.is_open(); });
+    return {
+        {"size", size_},
+        {"open", open},
+        {"busy", slots_.size() - idle_.size()},
+        {"idle", idle_.size()},
+        {"queued", waiters_.size()},
+        {"queue_limit", queue_limit_},
+        {"rejected", rejected_},
+    };
+}
+
+}  // namespace mb::async

@@ -1,0 +1,26 @@
+// The workload's database work on the pool: one table per connection, and /html's two tables on
+// two connections at once, as the blog's Node.js script ran them. Shared by the HTTP endpoints
+// and the standalone mode.
+#pragma once
+
+#include "common/workload.hpp"
+#include "servers/async/coro.hpp"
+#include "servers/async/db/connection_pool.hpp"
+
+#include <vector>
+
+namespace mb::async {
+
+struct HtmlTables {
+    std::vector<Product> products;
+    std::vector<Order> orders;
+};
+
+// Each runs SELECT SLEEP(delay_ms) first when delay_ms > 0, on the same connection, then its
+// table's query. Throws DbError or PoolQueueFull.
+awaitable<std::vector<Product>> fetch_products(ConnectionPool& pool, unsigned delay_ms);
+awaitable<std::vector<Order>> fetch_orders(ConnectionPool& pool, unsigned delay_ms);
+// Both of the above concurrently, on two connections; returns when both have answered.
+awaitable<HtmlTables> fetch_html_tables(ConnectionPool& pool, unsigned delay_ms);
+
+}  // namespace mb::async

@@ -1,0 +1,70 @@
+// async-server: the Node.js model. See README.md, "Async server".
+#include "common/config.hpp"
+#include "common/mysql_connection.hpp"
+#include "servers/async/async_options.hpp"
+#include "servers/async/cluster.hpp"
+#include "servers/async/server.hpp"
+#include "servers/async/standalone.hpp"
+#include "servers/async/worker.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <csignal>
+#include <exception>
+#include <iostream>
+
+namespace {
+
+constexpr const char* kProgram = "async-server";
+
+// Connector/C resolves a host name with a blocking getaddrinfo() inside connect. The event loop
+// must never block, so a name is resolved once here, before the loop starts; "localhost" means
+// the unix socket to the library and is left alone.
+void resolve_database_host(mb::DbConfig& db) {
+    boost::system::error_code not_numeric;
+    if (!db.socket.empty() || db.host == "localhost" ||
+        (boost::asio::ip::make_address(db.host, not_numeric), !not_numeric)) {
+        return;
+    }
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::resolver resolver(io);
+    const auto found = resolver.resolve(db.host, std::to_string(db.port));
+    const std::string address = found.begin()->endpoint().address().to_string();
+    std::cerr << kProgram << ": --db-host " << db.host << " is " << address
+              << " (resolved once at start-up)\n";
+    db.host = address;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    mb::CommandLine command_line(
+        kProgram,
+        "The async model (Node.js): one thread, one event loop, non-blocking MySQL, a pool.", 8082);
+    mb::async::AsyncOptions options;
+    options.add_to(command_line);
+    if (!command_line.parse_or_exit(argc, argv)) {
+        return 2;
+    }
+    // A client that disconnects must cost an error code, never the process.
+    std::signal(SIGPIPE, SIG_IGN);
+    mb::init_mysql_library();
+    try {
+        resolve_database_host(command_line.db);
+        if (command_line.standalone) {
+            return mb::async::run_standalone(command_line.db, *command_line.standalone,
+                                             options.concurrency);
+        }
+        if (options.worker_processes() > 1) {
+            return mb::async::run_cluster(command_line, options);
+        }
+        mb::async::Worker worker(command_line, options,
+                                 mb::async::resolve_listen_address(command_line.http.listen),
+                                 mb::async::WorkerPlan{});
+        return worker.run();
+    } catch (const std::exception& e) {
+        std::cerr << kProgram << ": " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,128 @@
+#include "servers/async/server.hpp"
+
+#include "servers/async/log.hpp"
+
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace mb::async {
+namespace {
+
+using tcp = asio::ip::tcp;
+
+// After a failed accept (out of descriptors, most likely) the loop waits this long before
+// trying again instead of spinning on the error.
+constexpr auto kAcceptRetryPause = std::chrono::milliseconds(100);
+
+}  // namespace
+
+tcp::endpoint resolve_listen_address(const ListenAddress& address) {
+    asio::io_context io;
+    tcp::resolver resolver(io);
+    const auto found = resolver.resolve(address.host, std::to_string(address.port),
+                                        tcp::resolver::passive | tcp::resolver::numeric_service);
+    return found.begin()->endpoint();
+}
+
+Server::Server(asio::io_context& io, const tcp::endpoint& endpoint, bool reuse_port,
+               const HttpConfig& http, RequestHandler& handler, Endpoints& endpoints)
+    : acceptor_(io), accept_pause_(io), http_(http), handler_(handler), endpoints_(endpoints) {
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    if (reuse_port) {
+        const int on = 1;
+        if (::setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) !=
+            0) {
+            throw boost::system::system_error(errno, boost::system::system_category(),
+                                              "setsockopt(SO_REUSEPORT)");
+        }
+    }
+    acceptor_.bind(endpoint);
+    acceptor_.listen(http.backlog);
+}
+
+void Server::start() {
+    asio::co_spawn(acceptor_.get_executor(), accept_loop(), [](std::exception_ptr e) {
+        if (e) {
+            std::rethrow_exception(e);  // out of io_context::run(): a bug, not a condition
+        }
+    });
+}
+
+void Server::stop(std::function<void()> on_drained) {
+    stopping_ = true;
+    on_drained_ = std::move(on_drained);
+    error_code ignored;
+    acceptor_.close(ignored);
+    accept_pause_.cancel();
+    for (Session* session : sessions_) {
+        session->stop();
+    }
+    // Posted, so that a connection accepted just before the stop registers first.
+    asio::post(acceptor_.get_executor(), [this] { drained_check(); });
+}
+
+void Server::abort() {
+    for (Session* session : sessions_) {
+        session->abort();
+    }
+}
+
+nlohmann::json Server::status() const {
+    const auto idle = std::count_if(sessions_.begin(), sessions_.end(),
+                                    [](const Session* session) { return session->idle(); });
+    return {{"open", sessions_.size()}, {"idle", idle}};
+}
+
+awaitable<void> Server::accept_loop() {
+    while (acceptor_.is_open()) {
+        error_code ec;
+        tcp::socket socket = co_await acceptor_.async_accept(into(ec));
+        if (ec) {
+            if (!acceptor_.is_open()) {
+                break;
+            }
+            log_event("accept failed: " + ec.message());
+            accept_pause_.expires_after(kAcceptRetryPause);
+            co_await accept_pause_.async_wait(into(ec));
+            continue;
+        }
+        handler_.counters().connections_accepted.fetch_add(1, std::memory_order_relaxed);
+        asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket)), asio::detached);
+    }
+}
+
+awaitable<void> Server::serve(tcp::socket socket) {
+    Session session(std::move(socket), handler_, endpoints_, http_);
+    const auto registered = sessions_.insert(sessions_.end(), &session);
+    auto& open = handler_.counters().connections_open;
+    open.fetch_add(1, std::memory_order_relaxed);
+    if (stopping_) {
+        session.stop();
+    }
+    try {
+        co_await session.run();
+    } catch (const std::exception& e) {
+        log_event(std::string("connection ended by an error: ") + e.what());
+    }
+    open.fetch_sub(1, std::memory_order_relaxed);
+    sessions_.erase(registered);
+    if (stopping_) {
+        drained_check();
+    }
+}
+
+void Server::drained_check() {
+    if (sessions_.empty() && on_drained_) {
+        auto drained = std::move(on_drained_);
+        on_drained_ = nullptr;
+        drained();
+    }
+}
+
+}  // namespace mb::async

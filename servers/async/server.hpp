@@ -1,0 +1,60 @@
+// The listener: accepts connections on the event loop and runs a Session coroutine for each;
+// keeps track of them so that a stop can close the idle ones at once and let the busy ones
+// finish their response.
+#pragma once
+
+#include "common/config.hpp"
+#include "common/request_handler.hpp"
+#include "servers/async/coro.hpp"
+#include "servers/async/endpoints.hpp"
+#include "servers/async/session.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <list>
+
+namespace mb::async {
+
+// The endpoint --listen names; a host name is resolved here, before any event loop runs.
+asio::ip::tcp::endpoint resolve_listen_address(const ListenAddress& address);
+
+class Server {
+  public:
+    // Binds and listens; with reuse_port, sibling worker processes may listen on the same port
+    // (SO_REUSEPORT) and the kernel spreads connections over them. Throws system_error.
+    Server(asio::io_context& io, const asio::ip::tcp::endpoint& endpoint, bool reuse_port,
+           const HttpConfig& http, RequestHandler& handler, Endpoints& endpoints);
+
+    std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+    void start();
+    // Stops accepting; idle connections close now, busy ones after their response. on_drained
+    // runs (on the loop) once no connection is left.
+    void stop(std::function<void()> on_drained);
+    // Closes every connection now.
+    void abort();
+
+    // Connections open and how many of them wait idle for a request.
+    nlohmann::json status() const;
+
+  private:
+    awaitable<void> accept_loop();
+    awaitable<void> serve(asio::ip::tcp::socket socket);
+    void drained_check();
+
+    asio::ip::tcp::acceptor acceptor_;
+    asio::steady_timer accept_pause_;
+    const HttpConfig& http_;
+    RequestHandler& handler_;
+    Endpoints& endpoints_;
+    std::list<Session*> sessions_;
+    bool stopping_ = false;
+    std::function<void()> on_drained_;
+};
+
+}  // namespace mb::async

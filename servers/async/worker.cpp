@@ -1,0 +1,106 @@
+#include "servers/async/worker.hpp"
+
+#include "servers/async/log.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <iostream>
+#include <system_error>
+
+namespace mb::async {
+
+namespace {
+
+ServerIdentity async_identity() {
+    return {"async-server", "async",
+            "async: one event-loop thread, non-blocking MySQL (Node.js model)"};
+}
+
+}  // namespace
+
+Worker::Worker(const CommandLine& command_line, const AsyncOptions& options,
+               const asio::ip::tcp::endpoint& endpoint, const WorkerPlan& plan)
+    : command_line_(command_line),
+      plan_(plan),
+      handler_(async_identity(), command_line.http, [this] { return status(); }),
+      pool_(io_.get_executor(), command_line.db, options.db_pool, options.db_queue_limit,
+            handler_.counters()),
+      endpoints_(io_.get_executor(), handler_, pool_),
+      server_(io_, endpoint, plan.workers > 1, command_line.http, handler_, endpoints_),
+      signals_(io_, SIGINT, SIGTERM),
+      grace_(io_) {}
+
+int Worker::run() {
+    server_.start();
+    wait_for_signal();
+    announce();
+    io_.run();
+    log_event("stopped");
+    return 0;
+}
+
+void Worker::announce() {
+    if (plan_.ready_fd >= 0) {
+        const char ready = 1;
+        if (::write(plan_.ready_fd, &ready, 1) != 1) {
+            throw std::system_error(errno, std::generic_category(), "telling the supervisor");
+        }
+        return;
+    }
+    std::cout << "listening on " << listen_url({command_line_.http.listen.host, server_.port()})
+              << std::endl;
+}
+
+void Worker::wait_for_signal() {
+    signals_.async_wait([this](const error_code& ec, int signal_number) {
+        if (ec) {
+            return;  // finish() cancelled the wait
+        }
+        if (!stopping_) {
+            begin_stop(signal_number);
+            wait_for_signal();
+        } else {
+            log_event("second signal: closing every connection now");
+            abort_all();
+        }
+    });
+}
+
+void Worker::begin_stop(int signal_number) {
+    stopping_ = true;
+    log_event(std::string(signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
+              ": stopping; requests in flight may finish");
+    endpoints_.cancel_pending_tasks();
+    grace_.expires_after(command_line_.http.io_timeout);
+    grace_.async_wait([this](const error_code& ec) {
+        if (!ec) {
+            log_event("connections still busy after --timeout; closing them");
+            abort_all();
+        }
+    });
+    server_.stop([this] { finish(); });
+}
+
+void Worker::abort_all() {
+    server_.abort();
+    pool_.cancel_all();
+}
+
+void Worker::finish() {
+    grace_.cancel();
+    signals_.cancel();
+    // The last work of the loop: a polite goodbye on each open database connection.
+    asio::co_spawn(io_, pool_.close(), [](std::exception_ptr) {});
+}
+
+nlohmann::json Worker::status() const {
+    return {
+        {"event_loop_threads", 1}, {"workers", plan_.workers},
+        {"worker", plan_.index},   {"connections", server_.status()},
+        {"pool", pool_.status()},  {"pending_task_twos", endpoints_.pending_tasks()},
+    };
+}
+
+}  // namespace mb::async
