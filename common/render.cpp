@@ -102,9 +102,10 @@ std::string render_orders_json(const std::vector<Order>& orders) {
 std::string render_index_page(std::string_view server_name, std::string_view model_description) {
     std::string out =
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>modelbench</title></head>"
-        "<body>\n<h1>";
+        "<body>\n<h1>modelbench</h1>\n<p>";
+    // The one line that names the server: both servers' pages are identical except for it.
     append_html_escaped(out, server_name);
-    out += "</h1>\n<p>Model: ";
+    out += ", model ";
     append_html_escaped(out, model_description);
     out +=
         "</p>\n<ul>\n"

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 namespace mb {
 namespace {
 
@@ -97,6 +101,31 @@ TEST(IndexPage, NamesEveryEndpointAndTheModel) {
         EXPECT_NE(page.find(std::string("href=\"") + path + "\""), std::string::npos) << path;
     }
     EXPECT_NE(page.find("thread per &lt;connection&gt;"), std::string::npos);
+}
+
+TEST(IndexPage, TwoServersDifferInTheModelLineOnly) {
+    const std::string blocking = render_index_page("blocking-server", "blocking: threads");
+    const std::string async = render_index_page("async-server", "async: an event loop");
+    const auto lines = [](const std::string& page) {
+        std::vector<std::string> out;
+        std::istringstream in(page);
+        for (std::string line; std::getline(in, line);) {
+            out.push_back(line);
+        }
+        return out;
+    };
+    const auto a = lines(blocking);
+    const auto b = lines(async);
+    ASSERT_EQ(a.size(), b.size());
+    int differing = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i] != b[i]) {
+            ++differing;
+            EXPECT_NE(a[i].find("blocking-server"), std::string::npos);
+            EXPECT_NE(b[i].find("async-server"), std::string::npos);
+        }
+    }
+    EXPECT_EQ(differing, 1);
 }
 
 }  // namespace
