@@ -5,6 +5,18 @@
 
 namespace mb {
 
+HttpError error_for_read_failure(const boost::beast::error_code& ec, const RequestParser& parser,
+                                 std::string_view unparsed) {
+    const std::string_view target = parser.get().target();
+    if (ec == http::error::header_limit && !target.empty()) {
+        return target.size() > kMaxTargetBytes
+                   ? HttpError{http::status::uri_too_long, "request target longer than 8192 bytes"}
+                   : HttpError{http::status::request_header_fields_too_large,
+                               "request headers larger than 16384 bytes"};
+    }
+    return error_for_read_failure(ec, unparsed);
+}
+
 ParsedRequest parse_and_route(std::string_view bytes) {
     RequestParser parser;
     apply_request_limits(parser);

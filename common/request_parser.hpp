@@ -22,6 +22,13 @@ inline void apply_request_limits(RequestParser& parser) {
     parser.body_limit(kMaxBodyBytes);
 }
 
+// error_for_read_failure() for a parser that failed while reading from a stream. Beast consumes
+// the request line, and each complete header line, as they arrive, so after header_limit the
+// unparsed bytes may no longer begin with the request line: once the parser has the target, the
+// target's length decides between 414 and 431.
+HttpError error_for_read_failure(const boost::beast::error_code& ec, const RequestParser& parser,
+                                 std::string_view unparsed);
+
 // What a server makes of the first request in bytes: the Route to serve, the HttpError to answer
 // with (then close), or Incomplete when the bytes end before the request does.
 struct Incomplete {};

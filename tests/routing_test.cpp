@@ -1,8 +1,12 @@
 #include "common/routing.hpp"
+#include "common/request_parser.hpp"
 
+#include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace mb {
 namespace {
@@ -91,6 +95,38 @@ TEST(Routing, ReadFailuresMapToTheContractStatus) {
               http::status::payload_too_large);
     EXPECT_EQ(error_for_read_failure(http::error::bad_method, "").status,
               http::status::bad_request);
+}
+
+// As a server reads: in pieces, as http::read does (512 bytes first), with the parser consuming
+// the request line and complete header lines before the header limit trips. The status must then
+// come from what the parser already has, not from the bytes left over.
+http::status streamed_read_failure(const std::string& request) {
+    RequestParser parser;
+    apply_request_limits(parser);
+    boost::beast::error_code ec;
+    std::string unparsed;
+    for (std::size_t offset = 0; offset < request.size();) {
+        const std::size_t n = std::min(512 + unparsed.size(), request.size() - offset);
+        unparsed += request.substr(offset, n);
+        offset += n;
+        unparsed.erase(0, parser.put(boost::asio::buffer(unparsed), ec));
+        if (ec != http::error::need_more) {
+            break;
+        }
+    }
+    EXPECT_EQ(ec, http::error::header_limit);
+    return error_for_read_failure(ec, parser, unparsed).status;
+}
+
+TEST(Routing, StreamedReadFailuresJudgeTheTargetTheParserHas) {
+    const std::string big_header = "X-Big: " + std::string(20000, 'b') + "\r\n\r\n";
+    EXPECT_EQ(streamed_read_failure("GET /hello HTTP/1.1\r\nHost: x\r\n" + big_header),
+              http::status::request_header_fields_too_large);
+    EXPECT_EQ(streamed_read_failure("GET /hello?" + std::string(kMaxTargetBytes, 'a') +
+                                    " HTTP/1.1\r\nHost: x\r\n" + big_header),
+              http::status::uri_too_long);
+    EXPECT_EQ(streamed_read_failure("GET /hello?" + std::string(20000, 'a') + " HTTP/1.1\r\n\r\n"),
+              http::status::uri_too_long);
 }
 
 }  // namespace
