@@ -113,8 +113,8 @@ awaitable<void> Session::reject(const error_code& ec, const RequestParser& parse
     const std::string line =
         parser.is_header_done() ? request_line(parser.get()) : unparsed_request_line(received);
     handler_.request_started();
-    Response response =
-        handler_.error(ResponseShape{11, false, false}, error_for_read_failure(ec, received));
+    Response response = handler_.error(ResponseShape{11, false, false},
+                                       error_for_read_failure(ec, parser, received));
     error_code write_ec;
     stream_.expires_after(http_.io_timeout);
     co_await http::async_write(stream_, response, into(write_ec));
