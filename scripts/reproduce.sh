@@ -76,8 +76,8 @@ done
 # ab -c 200 -n 100000 (/hello); ab -n 1000 -c 5 (/factorial); siege -c 500 -d 1 for 5 minutes.
 case $size in
     smoke)
-        standalone_n=100; html_c1_n=100; html_c20_n=200; html_c200_n=1000; hello_n=2000
-        factorial_n=200; tasks_delay_ms=500; siege_users=500; siege_time=10S; pause_s=1 ;;
+        standalone_n=1000; html_c1_n=1000; html_c20_n=2000; html_c200_n=5000; hello_n=10000
+        factorial_n=1000; tasks_delay_ms=500; siege_users=500; siege_time=10S; pause_s=1 ;;
     default)
         standalone_n=1000; html_c1_n=500; html_c20_n=2000; html_c200_n=10000; hello_n=50000
         factorial_n=1000; tasks_delay_ms=2000; siege_users=500; siege_time=60S; pause_s=5 ;;

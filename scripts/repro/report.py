@@ -84,9 +84,15 @@ def load_rows(results, ids, extra=()):
     def row(label, key, digits=1, scale=1.0):
         return [label] + [fmt(results.figure(i, key), digits, scale) for i in ids]
 
+    def percentile(run_id, key):
+        value = results.figure(run_id, key)
+        # siege's single times have 10 ms resolution: 0 means "under 10 ms".
+        if value == 0 and results.runs[run_id].get("tool") == "siege":
+            return "<10"
+        return fmt(value, 1)
+
     percentiles = ["p50 / p90 / p99 (ms)"] + [
-        " / ".join(fmt(results.figure(i, k), 1) for k in ("p50_ms", "p90_ms", "p99_ms"))
-        for i in ids]
+        " / ".join(percentile(i, k) for k in ("p50_ms", "p90_ms", "p99_ms")) for i in ids]
     rows = [
         row("requests/s", "requests_per_s"),
         row("mean response time (ms)", "mean_ms", 2),
@@ -108,6 +114,18 @@ def load_rows(results, ids, extra=()):
     return rows
 
 
+def client_limits(results, ids):
+    """A note for each run whose load tool used most of a core: there it measured itself."""
+    notes = []
+    for run_id in ids:
+        cpu = results.figure(run_id, "client_cpu_pct_core")
+        if cpu is not None and cpu >= 90:
+            tool = results.runs[run_id].get("tool")
+            notes.append(f"`{run_id}`: {tool} used {cpu:.0f} % of a core, so {tool} rather than "
+                         "the server was the limit of that run.")
+    return ["", "Note: " + " ".join(notes)] if notes else []
+
+
 def section_e1a(results):
     ids = [f"e1a-{s}" for s in ("blocking", "async")]
     if not results.any(ids):
@@ -120,15 +138,15 @@ def section_e1a(results):
                 [results.cpu(i, "db") for i in ids])
     rows.append(["peak threads"] + [fmt(results.figure(i, "server_peak_threads"), 0) for i in ids])
     blog = {"real": ("7.410 s", "9.771 s"), "user": ("3.653 s", "6.707 s"),
-            "sys": ("2.107 s", "1.399 s")}
+            "sys": ("2.107 s", "1.399 s"), "iterations/s": ("135.0", "102.3")}
     for r in rows:
         r += list(blog.get(r[0], ("", "")))
     n = results.figure(ids[0], "iterations") or results.figure(ids[1], "iterations")
     return "\n".join([
         "## E1a — the /html workload in one process, no HTTP",
         "",
-        f"Each server's `--standalone {fmt(n, 0)}`: two queries and both tables rendered, "
-        f"{fmt(n, 0)} times; blocking runs them one after the other, async keeps both queries of "
+        f"Each server's `--standalone {n}`: two queries and both tables rendered, "
+        f"{n} times; blocking runs them one after the other, async keeps both queries of "
         "an iteration in flight on its event loop. Timed like `time` (real, user, sys of the "
         "process).",
         "",
@@ -164,6 +182,7 @@ def section_e1b(results):
         f"replicated on every core (`--workers 0`, {results.cores} workers here).",
         "",
         table(["value"] + columns, load_rows(results, ids)),
+    ] + client_limits(results, ids) + [
         "",
         "The blog's figures (four cores, 2011), for the shape rather than the values; at -c 1 it "
         "measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):",
@@ -187,8 +206,7 @@ def section_e2(results):
         "",
         table(["value"] + [results.label(results.runs[i]["server"]) for i in ids],
               load_rows(results, ids)),
-        "",
-    ])
+    ] + client_limits(results, ids) + [""])
 
 
 def section_e3(results):
@@ -258,7 +276,7 @@ def section_e4(results):
     return "\n".join([
         "## E4 — the deferred task, and /json under siege",
         "",
-        f"### `/tasks?delay_ms={fmt(delay, 0)}`",
+        f"### `/tasks?delay_ms={delay}`",
         "",
         "Task one is logged, task two is scheduled after the delay, task three is the response. "
         "Server lines are the server's stderr (UTC); client lines are this script's request.",
