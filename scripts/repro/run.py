@@ -42,38 +42,65 @@ def tail(path, lines=3):
         return ""
 
 
-def run_measured(args, command, stdout_path, stderr_path):
-    """Runs the load tool while sampling; returns (exit code, sampled figures)."""
-    sampler = procstat.RunSampler(server_pid=args.server_pid, server_tree=args.server_tree,
-                                  db_pid=args.db_pid)
+def run_measured(args, command, stdout_path, stderr_path, child_is_server=False):
+    """Runs command while sampling the server (args.server_pid, or the child itself when it is
+    the server) and mariadbd; returns (exit code, sampled figures). The child's own CPU comes
+    from its rusage: client_cpu_* for a load tool, server_cpu_* for a standalone server."""
+    sampler = None
+    if not child_is_server:
+        sampler = procstat.RunSampler(server_pid=args.server_pid, server_tree=args.server_tree,
+                                      db_pid=args.db_pid)
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    if child_is_server:
+        sampler = procstat.RunSampler(server_pid=process.pid, db_pid=args.db_pid,
+                                      server_from_start=True)
     next_progress = PROGRESS_INTERVAL_S
     deadline = time.monotonic() + args.timeout
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        sampler.sample()
-        if pid != 0:
-            break
-        if time.monotonic() > deadline:
-            process.send_signal(signal.SIGKILL)
-            os.wait4(process.pid, 0)
-            raise StepFailed(f"{command[0]} did not finish within {args.timeout:.0f} s; killed it")
-        if sampler.elapsed >= next_progress:
-            progress = tail(stderr_path, 1) if command[0] == "ab" else ""
-            print(f"    ... {sampler.elapsed:.0f} s {progress}", flush=True)
-            next_progress += PROGRESS_INTERVAL_S
-        time.sleep(SAMPLE_INTERVAL_S)
+    try:
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            sampler.sample()
+            if pid != 0:
+                break
+            if time.monotonic() > deadline:
+                raise StepFailed(f"{command[0]} did not finish within {args.timeout:.0f} s; "
+                                 "killed it")
+            if sampler.elapsed >= next_progress:
+                # ab and the standalone mode report their progress on stderr; siege does not.
+                progress = "" if command[0] == "siege" else tail(stderr_path, 1)
+                print(f"    ... {sampler.elapsed:.0f} s {progress}", flush=True)
+                next_progress += PROGRESS_INTERVAL_S
+            time.sleep(SAMPLE_INTERVAL_S)
+    except KeyboardInterrupt:
+        process.kill()
+        os.wait4(process.pid, 0)
+        raise StepFailed(f"interrupted; {command[0]} stopped")
+    except StepFailed:
+        process.kill()
+        os.wait4(process.pid, 0)
+        raise
     code = os.waitstatus_to_exitcode(status)
-    return code, sampler.figures(client_cpu_seconds=usage.ru_utime + usage.ru_stime)
+    own_cpu = usage.ru_utime + usage.ru_stime
+    if not child_is_server:
+        return code, sampler.figures(client_cpu_seconds=own_cpu)
+    # A standalone server's exact rusage beats the /proc samples, which miss its last ticks.
+    sampled = sampler.figures()
+    wall = max(sampled["wall_s"], 1e-9)
+    sampled.update(server_cpu_s=round(own_cpu, 3),
+                   server_cpu_pct_core=round(100 * own_cpu / wall, 1),
+                   server_cpu_pct_machine=round(100 * own_cpu / wall / procstat.CORES, 1))
+    return code, sampled
 
 
-def measure_tool(args, record, command, stdout_path, stderr_path, parse, extra_raw=()):
-    """Runs a load tool under the sampler; the figures are parse()'s plus the sampled ones."""
+def measure_tool(args, record, command, stdout_path, stderr_path, parse, extra_raw=(),
+                 child_is_server=False):
+    """Runs a tool under the sampler; the figures are parse()'s plus the sampled ones."""
     record.update(command=" ".join(command), raw=[stdout_path, stderr_path, *extra_raw])
-    code, sampled = run_measured(args, command, stdout_path, stderr_path)
+    code, sampled = run_measured(args, command, stdout_path, stderr_path, child_is_server)
     if code != 0:
-        raise StepFailed(f"{command[0]} exited with {code}: {tail(stderr_path)}")
+        name = os.path.basename(command[0])
+        raise StepFailed(f"{name} exited with {code}: {tail(stderr_path)}")
     record["figures"] = {**parse(), **sampled}
 
 
@@ -110,29 +137,8 @@ def step_siege(args, record):
 
 def step_standalone(args, record):
     report, errors = raw_path(args, "standalone.txt"), raw_path(args, "standalone.err")
-    command = args.command
-    record.update(tool="standalone", command=" ".join(command), raw=[report, errors])
-    with open(report, "wb") as out, open(errors, "wb") as err:
-        process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-    sampler = procstat.RunSampler(server_pid=process.pid, db_pid=args.db_pid,
-                                  server_from_start=True)
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid != 0:
-            break
-        sampler.sample()
-        time.sleep(SAMPLE_INTERVAL_S)
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise StepFailed(f"{os.path.basename(command[0])} exited with {code}: {tail(errors)}")
-    figures = parsers.standalone(read(report))
-    sampled = sampler.figures()
-    # The process's own rusage is exact; /proc sampling may miss its last ticks.
-    cpu = usage.ru_utime + usage.ru_stime
-    wall = max(sampled["wall_s"], 1e-9)
-    sampled.update(server_cpu_s=round(cpu, 3), server_cpu_pct_core=round(100 * cpu / wall, 1),
-                   server_cpu_pct_machine=round(100 * cpu / wall / procstat.CORES, 1))
-    record["figures"] = {**figures, **sampled}
+    measure_tool(args, record, args.command, report, errors,
+                 lambda: parsers.standalone(read(report)), child_is_server=True)
 
 
 TASK_LINE = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) tasks #(\d+): (.*)$")

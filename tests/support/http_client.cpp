@@ -4,6 +4,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -26,9 +27,48 @@ void set_receive_timeout(tcp::socket& socket, std::chrono::milliseconds timeout)
     setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+bool readable_within(tcp::socket& socket, std::chrono::milliseconds wait) {
+    pollfd entry{socket.native_handle(), POLLIN, 0};
+    return ::poll(&entry, 1, static_cast<int>(std::max<long long>(0, wait.count()))) > 0;
+}
+
+// Asio's synchronous reads ignore SO_RCVTIMEO (after EAGAIN they poll() with no timeout), so a
+// reply is read through this stream, which waits at most until the deadline before each read.
+class DeadlineStream {
+public:
+    DeadlineStream(tcp::socket& socket, std::chrono::steady_clock::time_point deadline)
+        : socket_(socket), deadline_(deadline) {}
+
+    template <class MutableBufferSequence>
+    std::size_t read_some(const MutableBufferSequence& buffers, beast::error_code& ec) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            deadline_ - std::chrono::steady_clock::now());
+        if (!readable_within(socket_, left)) {
+            ec = boost::asio::error::timed_out;
+            return 0;
+        }
+        return socket_.read_some(buffers, ec);
+    }
+
+    template <class MutableBufferSequence>
+    std::size_t read_some(const MutableBufferSequence& buffers) {
+        beast::error_code ec;
+        const std::size_t n = read_some(buffers, ec);
+        if (ec) {
+            throw beast::system_error(ec);
+        }
+        return n;
+    }
+
+private:
+    tcp::socket& socket_;
+    std::chrono::steady_clock::time_point deadline_;
+};
+
 }  // namespace
 
-HttpConnection::HttpConnection(std::uint16_t port, std::chrono::milliseconds timeout) {
+HttpConnection::HttpConnection(std::uint16_t port, std::chrono::milliseconds timeout)
+    : timeout_(timeout) {
     socket_.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
     set_receive_timeout(socket_, timeout);
 }
@@ -43,7 +83,8 @@ HttpReply HttpConnection::read_reply(bool head) {
     parser.body_limit(64 * 1024 * 1024);
     parser.skip(head);
     beast::error_code ec;
-    http::read(socket_, buffer_, parser, ec);
+    DeadlineStream stream(socket_, std::chrono::steady_clock::now() + timeout_);
+    http::read(stream, buffer_, parser, ec);
     if (ec) {
         throw std::runtime_error("reading the response failed: " + ec.message());
     }
@@ -73,6 +114,10 @@ HttpReply HttpConnection::request(std::string_view method, std::string_view targ
     raw += "\r\n";
     send(raw);
     return read_reply(method == "HEAD");
+}
+
+bool HttpConnection::readable_within(std::chrono::milliseconds wait) {
+    return buffer_.size() != 0 || mb::test::readable_within(socket_, wait);
 }
 
 bool HttpConnection::closed_by_server(std::chrono::milliseconds wait) {

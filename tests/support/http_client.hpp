@@ -34,13 +34,16 @@ public:
                             std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
     void send(std::string_view raw);
-    // Reads one response; for a response to HEAD pass head = true. Throws on timeout or close.
+    // Reads one response; for a response to HEAD pass head = true. Throws on timeout (the
+    // constructor's, for the whole response) or close.
     HttpReply read_reply(bool head = false);
     // send() + read_reply() for "METHOD target HTTP/1.x" with Host and the extra header lines
     // (each ending in \r\n).
     HttpReply request(std::string_view method, std::string_view target, unsigned version = 11,
                       std::string_view extra_headers = {});
 
+    // True when the server sends something (or closes) within wait; reads nothing.
+    bool readable_within(std::chrono::milliseconds wait);
     // True when the server closes the connection (EOF or reset) within wait.
     bool closed_by_server(std::chrono::milliseconds wait);
 
@@ -48,6 +51,7 @@ private:
     boost::asio::io_context io_;
     boost::asio::ip::tcp::socket socket_{io_};
     boost::beast::flat_buffer buffer_;
+    std::chrono::milliseconds timeout_;
     std::chrono::steady_clock::time_point sent_at_;
 };
 

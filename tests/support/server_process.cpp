@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,20 @@ int thread_count(pid_t pid) {
 
 int fd_count(pid_t pid) {
     return count_entries("/proc/" + std::to_string(pid) + "/fd");
+}
+
+int run_command(const std::string& command, std::string& output) {
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (pipe == nullptr) {
+        return -1;
+    }
+    char chunk[4096];
+    output.clear();
+    while (const std::size_t n = std::fread(chunk, 1, sizeof chunk, pipe)) {
+        output.append(chunk, n);
+    }
+    const int status = ::pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 ServerProcess::ServerProcess(const std::string& binary, std::vector<std::string> args) {

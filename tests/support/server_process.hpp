@@ -47,4 +47,8 @@ std::string binary_path(const std::string& name);
 int thread_count(pid_t pid);
 int fd_count(pid_t pid);
 
+// Runs command with sh -c and waits for it: the exit status (-1 when killed), with its stdout and
+// stderr together in output. For checking a binary's --help, --version and bad flags.
+int run_command(const std::string& command, std::string& output);
+
 }  // namespace mb::test

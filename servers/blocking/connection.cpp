@@ -1,0 +1,111 @@
+#include "servers/blocking/connection.hpp"
+
+#include "common/routing.hpp"
+
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <thread>
+
+namespace mb::blocking {
+
+Connection::Connection(int fd, std::string peer, const ConnectionSettings& settings)
+    : stream_(fd, settings.http.io_timeout),
+      peer_(std::move(peer)),
+      settings_(settings),
+      handler_(settings.handler),
+      database_(settings.db, settings.db_connection, settings.handler.counters()) {}
+
+void Connection::run() {
+    for (bool first = true;; first = false) {
+        // Between requests wait at most the keep-alive timeout, as Apache does; the first request
+        // of a connection gets the full I/O timeout. Shutdown ends either wait at once.
+        if (buffer_.size() == 0) {
+            const auto idle = first ? settings_.http.io_timeout : settings_.http.keepalive_timeout;
+            if (stream_.wait_readable(idle, settings_.stop) != SocketStream::Wait::ready) {
+                return;
+            }
+        }
+        RequestParser parser;
+        apply_request_limits(parser);
+        boost::beast::error_code ec;
+        http::read(stream_, buffer_, parser, ec);
+        if (ec) {
+            if (is_request_error(ec)) {
+                reject(ec, parser);
+            }
+            return;
+        }
+        if (!answer(parser.get())) {
+            return;
+        }
+    }
+}
+
+bool Connection::answer(const Request& request) {
+    handler_.request_started();
+    const ResponseShape shape = shape_of(request, handler_.keepalive_enabled());
+    Response response = respond(request, shape);
+    // The connection ends with this response when the server is shutting down, when it had its
+    // share of requests, or when a client waits for its worker.
+    const unsigned limit = settings_.max_keepalive_requests;
+    if (response.keep_alive() && (settings_.stop.raised() || (limit != 0 && ++requests_ >= limit) ||
+                                  settings_.hand_over_worker())) {
+        response.keep_alive(false);
+    }
+    boost::beast::error_code ec;
+    http::write(stream_, response, ec);
+    handler_.request_finished(peer_, request_line(request), response.result_int(),
+                              response.body().size());
+    return !ec && response.keep_alive();
+}
+
+Response Connection::respond(const Request& request, const ResponseShape& shape) {
+    auto routed = handler_.route(request, shape);
+    if (auto* ready = std::get_if<Response>(&routed)) {
+        return std::move(*ready);
+    }
+    const Route& route = std::get<Route>(routed);
+    if (route.endpoint == Endpoint::tasks) {
+        return run_tasks(shape, route.delay_ms);
+    }
+    try {
+        if (route.endpoint == Endpoint::html) {
+            const HtmlRows rows = database_.html_rows(route.delay_ms);
+            return handler_.html(shape, rows.products, rows.orders);
+        }
+        return handler_.json(shape, database_.orders(route.delay_ms));
+    } catch (const DbError& e) {
+        return handler_.database_error(shape, e);
+    }
+}
+
+Response Connection::run_tasks(const ResponseShape& shape, unsigned delay_ms) {
+    const auto demo = handler_.next_task_demo_id();
+    RequestHandler::log_task(demo, "task one");
+    // Task two is a wait on this worker thread, so the response can only go out after it: the
+    // blocking model's side of EXPERIMENTS.md E4.
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    RequestHandler::log_task(demo, "task two");
+    RequestHandler::log_task(demo, "task three");
+    return handler_.tasks(shape, true, delay_ms);
+}
+
+void Connection::reject(const boost::beast::error_code& ec, const RequestParser& parser) {
+    const std::string_view received(static_cast<const char*>(buffer_.data().data()),
+                                    buffer_.size());
+    // Past the header (a body over the limit) the buffer holds body bytes, not the request line.
+    const std::string line =
+        parser.is_header_done() ? request_line(parser.get()) : unparsed_request_line(received);
+    handler_.request_started();
+    const Response response = handler_.error(ResponseShape{11, false, false},
+                                             error_for_read_failure(ec, parser, received));
+    boost::beast::error_code write_ec;
+    http::write(stream_, response, write_ec);
+    handler_.request_finished(peer_, line, response.result_int(), response.body().size());
+    if (!write_ec) {
+        stream_.lingering_close();
+    }
+}
+
+}  // namespace mb::blocking

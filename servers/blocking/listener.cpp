@@ -1,0 +1,121 @@
+#include "servers/blocking/listener.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+
+namespace mb::blocking {
+namespace {
+
+std::string address_text(const sockaddr_storage& address) {
+    char text[INET6_ADDRSTRLEN] = "-";
+    if (address.ss_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(address).sin_addr, text,
+                  sizeof text);
+    } else if (address.ss_family == AF_INET6) {
+        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(address).sin6_addr, text,
+                  sizeof text);
+    }
+    return text;
+}
+
+bool is_transient(int error) {
+    // The connection went away between poll() and accept(), or a signal interrupted us.
+    return error == EAGAIN || error == EWOULDBLOCK || error == EINTR || error == ECONNABORTED ||
+           error == EPROTO;
+}
+
+}  // namespace
+
+Listener::Listener(const ListenAddress& address, int backlog) : bound_(address) {
+    const std::string where = address.host + ":" + std::to_string(address.port);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(address.port);
+    if (const int rc = getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+        throw std::runtime_error("cannot listen on " + where + ": " + gai_strerror(rc));
+    }
+    const addrinfo first = *found;
+    sockaddr_storage bind_address{};
+    std::memcpy(&bind_address, found->ai_addr, found->ai_addrlen);
+    freeaddrinfo(found);
+
+    fd_ = ::socket(first.ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int on = 1;
+    if (fd_ < 0 || ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        ::bind(fd_, reinterpret_cast<const sockaddr*>(&bind_address), first.ai_addrlen) != 0 ||
+        ::listen(fd_, backlog) != 0) {
+        const std::string reason = std::strerror(errno);
+        close();
+        throw std::runtime_error("cannot listen on " + where + ": " + reason);
+    }
+    sockaddr_storage bound{};
+    socklen_t length = sizeof bound;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length);
+    bound_.port =
+        ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6&>(bound).sin6_port
+                                          : reinterpret_cast<sockaddr_in&>(bound).sin_port);
+}
+
+Listener::~Listener() { close(); }
+
+void Listener::close() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+        fd_ = -1;
+    }
+}
+
+unsigned Listener::waiting() const {
+    // For a listening socket the kernel reports its accept queue length as tcpi_unacked.
+    tcp_info info{};
+    socklen_t length = sizeof info;
+    if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) {
+        return 0;
+    }
+    return info.tcpi_unacked;
+}
+
+std::optional<AcceptedConnection> Listener::accept(const StopSignal& stop) {
+    int pause_ms = -1;  // after running out of descriptors: wait a little before trying again
+    for (;;) {
+        pollfd entries[2] = {{stop.fd(), POLLIN, 0}, {fd_, POLLIN, 0}};
+        const int ready = ::poll(entries, pause_ms < 0 ? 2 : 1, pause_ms);
+        if (stop.raised()) {
+            return std::nullopt;
+        }
+        if (ready < 0 || (pause_ms < 0 && entries[1].revents == 0)) {
+            continue;
+        }
+        pause_ms = -1;
+        sockaddr_storage peer{};
+        socklen_t length = sizeof peer;
+        const int fd = ::accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &length,
+                                 SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0) {
+            // Responses go out in one sendmsg(); Nagle would only delay the last segment.
+            const int on = 1;
+            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+            return AcceptedConnection{fd, address_text(peer)};
+        }
+        if (!is_transient(errno)) {
+            // EMFILE, ENFILE, ENOBUFS, ENOMEM: the client stays in the backlog until we recover.
+            std::cerr << "blocking-server: accept: " << std::strerror(errno) << "; retrying\n";
+            pause_ms = 100;
+        }
+    }
+}
+
+}  // namespace mb::blocking

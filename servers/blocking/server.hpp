@@ -1,0 +1,56 @@
+// The blocking server: an acceptor thread that hands every accepted connection to a new worker
+// thread (WorkerThreads caps how many live), and an orderly stop.
+#pragma once
+
+#include "common/config.hpp"
+#include "common/request_handler.hpp"
+#include "servers/blocking/blocking_options.hpp"
+#include "servers/blocking/connection.hpp"
+#include "servers/blocking/listener.hpp"
+#include "servers/blocking/stop_signal.hpp"
+#include "servers/blocking/worker_threads.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+namespace mb::blocking {
+
+class Server {
+  public:
+    // Listens at once. Throws std::runtime_error when it cannot listen or open the access log.
+    Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions& options);
+    ~Server();
+
+    std::string url() const { return listen_url(listener_.bound()); }
+
+    void start();  // starts the acceptor thread
+    // Stops accepting and wakes idle connections so they close; requests in flight go on.
+    void stop();
+    // After stop(): waits until every connection has ended or deadline passed; false when some
+    // are still busy (their threads still run and the caller must end the process).
+    bool wait(std::chrono::steady_clock::time_point deadline);
+
+  private:
+    void accept_loop();
+    void serve(int fd, std::string peer);
+    nlohmann::json model_status() const;
+    bool hand_over_worker();
+
+    const HttpConfig http_;
+    const DbConfig db_;
+    const BlockingOptions options_;
+    StopSignal stop_;
+    RequestHandler handler_;
+    Listener listener_;
+    WorkerThreads workers_;
+    std::atomic<std::uint64_t> handovers_{0};
+    const ConnectionSettings settings_;
+    std::thread acceptor_;
+};
+
+}  // namespace mb::blocking

@@ -1,0 +1,97 @@
+// One accepted TCP connection as a Beast SyncReadStream / SyncWriteStream with deadlines.
+//
+// Beast's synchronous operations have no timeouts, and Asio's synchronous socket calls defeat
+// SO_RCVTIMEO (after EAGAIN they poll() with no timeout). So, as APR does for Apache, the socket
+// is non-blocking and every call that would block waits in poll() for at most --timeout: the
+// worker thread still blocks, but a stalled peer costs it that long, not forever.
+#pragma once
+
+#include "servers/blocking/stop_signal.hpp"
+
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include <sys/uio.h>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+
+namespace mb::blocking {
+
+class SocketStream {
+  public:
+    // Takes ownership of fd, a connected non-blocking socket.
+    SocketStream(int fd, std::chrono::milliseconds io_timeout);
+    ~SocketStream();
+    SocketStream(const SocketStream&) = delete;
+    SocketStream& operator=(const SocketStream&) = delete;
+
+    // SyncReadStream: reads into the first non-empty buffer. EOF is net::error::eof (Beast turns
+    // it into end_of_stream), a stall past the I/O timeout is net::error::timed_out.
+    template <class MutableBufferSequence>
+    std::size_t read_some(const MutableBufferSequence& buffers, boost::beast::error_code& ec) {
+        for (auto it = boost::asio::buffer_sequence_begin(buffers);
+             it != boost::asio::buffer_sequence_end(buffers); ++it) {
+            const boost::asio::mutable_buffer buffer(*it);
+            if (buffer.size() != 0) {
+                return receive(buffer.data(), buffer.size(), ec);
+            }
+        }
+        ec = {};
+        return 0;
+    }
+
+    // SyncWriteStream: one sendmsg() over up to kMaxIovecs buffers (a response's header and body).
+    template <class ConstBufferSequence>
+    std::size_t write_some(const ConstBufferSequence& buffers, boost::beast::error_code& ec) {
+        std::array<iovec, kMaxIovecs> iov{};
+        std::size_t count = 0;
+        for (auto it = boost::asio::buffer_sequence_begin(buffers);
+             it != boost::asio::buffer_sequence_end(buffers) && count < iov.size(); ++it) {
+            const boost::asio::const_buffer buffer(*it);
+            if (buffer.size() != 0) {
+                iov[count++] = iovec{const_cast<void*>(buffer.data()), buffer.size()};
+            }
+        }
+        return send(iov.data(), count, ec);
+    }
+
+    // The throwing forms the stream concepts also require.
+    template <class MutableBufferSequence>
+    std::size_t read_some(const MutableBufferSequence& buffers) {
+        boost::beast::error_code ec;
+        return value_or_throw(read_some(buffers, ec), ec);
+    }
+    template <class ConstBufferSequence>
+    std::size_t write_some(const ConstBufferSequence& buffers) {
+        boost::beast::error_code ec;
+        return value_or_throw(write_some(buffers, ec), ec);
+    }
+
+    enum class Wait { ready, timed_out, stopped };
+    // Waits until the peer sends something (or closes) for at most timeout; returns stopped at once
+    // when stop is raised, so idle connections close promptly on shutdown.
+    Wait wait_readable(std::chrono::milliseconds timeout, const StopSignal& stop);
+
+    // Half-closes and discards what the peer still sends, for at most 2 s (Apache's lingering
+    // close): closing with unread input makes the kernel send a reset, which can destroy the
+    // response we just sent, e.g. a 413 while the client is still sending the refused body.
+    void lingering_close();
+
+  private:
+    static constexpr std::size_t kMaxIovecs = 16;
+
+    std::size_t receive(void* data, std::size_t size, boost::beast::error_code& ec);
+    std::size_t send(const iovec* iov, std::size_t count, boost::beast::error_code& ec);
+    // Retries io (a recv or send on the socket) until it does not fail with EINTR or EAGAIN,
+    // waiting in poll() for events when it would block; -1 with ec set on error or timeout.
+    template <class Io>
+    ssize_t retry_until_done(short events, Io&& io, boost::beast::error_code& ec);
+    static std::size_t value_or_throw(std::size_t n, const boost::beast::error_code& ec);
+
+    int fd_;
+    std::chrono::milliseconds io_timeout_;
+};
+
+}  // namespace mb::blocking

@@ -1,0 +1,144 @@
+#include "servers/blocking/worker_threads.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <system_error>
+
+namespace mb::blocking {
+
+struct WorkerThreads::Job {
+    WorkerThreads* owner;
+    std::function<void()> work;
+};
+
+WorkerThreads::WorkerThreads(unsigned max_workers, std::size_t stack_bytes)
+    : max_workers_(max_workers) {
+    pthread_attr_init(&attributes_);
+    if (const int rc = pthread_attr_setstacksize(&attributes_, stack_bytes); rc != 0) {
+        pthread_attr_destroy(&attributes_);
+        throw std::system_error(rc, std::generic_category(),
+                                "worker stack size of " + std::to_string(stack_bytes) + " bytes");
+    }
+}
+
+WorkerThreads::~WorkerThreads() {
+    std::unique_lock lock(mutex_);
+    join_finished(lock);
+    pthread_attr_destroy(&attributes_);
+}
+
+bool WorkerThreads::wait_for_slot() {
+    std::unique_lock lock(mutex_);
+    bool counted = false;
+    for (;;) {
+        join_finished(lock);
+        if (released_) {
+            return false;
+        }
+        if (live_ < max_workers_) {
+            return true;
+        }
+        if (!counted) {
+            ++waits_at_cap_;
+            counted = true;
+        }
+        changed_.wait(lock, [this] { return !finished_.empty() || released_; });
+    }
+}
+
+void WorkerThreads::release_waiters() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+}
+
+bool WorkerThreads::at_cap() const {
+    std::lock_guard lock(mutex_);
+    return live_ >= max_workers_;
+}
+
+bool WorkerThreads::start(std::function<void()> work) {
+    auto job = std::make_unique<Job>(Job{this, std::move(work)});
+    {
+        std::lock_guard lock(mutex_);
+        ++live_;
+        ++serving_;
+        peak_ = std::max(peak_, live_);
+    }
+    pthread_t thread;
+    if (const int rc = pthread_create(&thread, &attributes_, &thread_main, job.get()); rc != 0) {
+        std::cerr << "blocking-server: cannot start a worker thread: " << std::strerror(rc)
+                  << "; closing the connection\n";
+        std::lock_guard lock(mutex_);
+        --live_;
+        --serving_;
+        return false;
+    }
+    job.release();  // the thread owns it now
+    return true;
+}
+
+void* WorkerThreads::thread_main(void* raw_job) {
+    const std::unique_ptr<Job> job(static_cast<Job*>(raw_job));
+    try {
+        job->work();
+    } catch (const std::exception& e) {
+        std::cerr << "blocking-server: worker failed: " << e.what() << "\n";
+    }
+    job->owner->finished(Ended{pthread_self(), ::gettid()});
+    return nullptr;
+}
+
+void WorkerThreads::finished(Ended ended) {
+    std::lock_guard lock(mutex_);
+    --serving_;
+    finished_.push_back(ended);
+    changed_.notify_all();
+}
+
+void WorkerThreads::join_finished(std::unique_lock<std::mutex>& lock) {
+    if (finished_.empty()) {
+        return;
+    }
+    std::vector<Ended> ending;
+    ending.swap(finished_);
+    lock.unlock();
+    for (const Ended& ended : ending) {
+        pthread_join(ended.thread, nullptr);
+        // pthread_join returns once the kernel cleared the thread's tid, a moment before it
+        // unlists the thread; under load a new thread started in that moment would briefly make
+        // one more than the cap in /proc/PID/task. The wait is almost always zero rounds.
+        const std::string task = "/proc/self/task/" + std::to_string(ended.tid);
+        while (::access(task.c_str(), F_OK) == 0) {
+            sched_yield();
+        }
+    }
+    lock.lock();
+    live_ -= ending.size();
+}
+
+std::size_t WorkerThreads::join_all(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        join_finished(lock);
+        if (live_ == 0) {
+            return 0;
+        }
+        if (!changed_.wait_until(lock, deadline, [this] { return !finished_.empty(); })) {
+            return live_;
+        }
+    }
+}
+
+WorkerThreads::Stats WorkerThreads::stats() const {
+    std::lock_guard lock(mutex_);
+    return Stats{serving_, live_, peak_, waits_at_cap_};
+}
+
+}  // namespace mb::blocking

@@ -1,0 +1,194 @@
+// What only the blocking model has: the worker cap (clients beyond it wait in the listen queue),
+// a thread per connection with a real stack size, the database connection modes, its flags and
+// its standalone mode. The endpoint contract itself is in server_contract_test.cpp.
+#include "tests/support/http_client.hpp"
+#include "tests/support/server_process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <thread>
+
+namespace mb::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kBinary = "blocking-server";
+
+std::unique_ptr<ServerProcess> start(std::vector<std::string> args) {
+    return std::make_unique<ServerProcess>(binary_path(kBinary), std::move(args));
+}
+
+nlohmann::json status_of(HttpConnection& connection) {
+    const HttpReply reply = connection.request("GET", "/status");
+    EXPECT_EQ(reply.status, 200u);
+    return nlohmann::json::parse(reply.body);
+}
+
+// Waits until the process has exactly `expected` threads; returns the last count seen.
+int settle_thread_count(pid_t pid, int expected) {
+    int count = thread_count(pid);
+    for (int i = 0; i < 100 && count != expected; ++i) {
+        std::this_thread::sleep_for(20ms);
+        count = thread_count(pid);
+    }
+    return count;
+}
+
+TEST(BlockingServer, WorkerCapKeepsFurtherClientsWaitingInTheBacklog) {
+    const auto server = start({"--max-workers", "3", "--keepalive-timeout", "30"});
+    // Main and acceptor (and a sanitizer's helper thread, if any): everything but workers.
+    const int fixed_threads = thread_count(server->pid());
+
+    // Three get a worker each, are answered, and keep the connection (and the worker) idle.
+    std::vector<std::unique_ptr<HttpConnection>> clients;
+    for (int i = 0; i < 3; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server->port()));
+        const HttpReply reply = clients[i]->request("GET", "/hello");
+        EXPECT_EQ(reply.status, 200u) << "client " << i;
+        EXPECT_NE(reply.header("connection"), "close") << "client " << i;
+    }
+    EXPECT_EQ(settle_thread_count(server->pid(), fixed_threads + 3), fixed_threads + 3);
+
+    // Three more connect (the kernel completes their handshakes) and send, but nobody reads.
+    for (int i = 3; i < 6; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server->port()));
+        clients[i]->send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    }
+    for (int i = 3; i < 6; ++i) {
+        EXPECT_FALSE(clients[i]->readable_within(i == 3 ? 700ms : 100ms)) << "client " << i;
+    }
+    EXPECT_EQ(thread_count(server->pid()), fixed_threads + 3);
+
+    // One idle client leaves: its slot goes to the first waiting client. As others still wait,
+    // that response ends its connection and the worker goes on to the next, until none waits.
+    clients[0].reset();
+    for (int i = 3; i < 6; ++i) {
+        const HttpReply reply = clients[i]->read_reply();
+        EXPECT_EQ(reply.status, 200u) << "client " << i;
+        EXPECT_EQ(reply.header("connection") == "close", i < 5) << "client " << i;
+        EXPECT_LE(thread_count(server->pid()), fixed_threads + 3);
+    }
+    EXPECT_TRUE(clients[3]->closed_by_server(2s));
+
+    const auto status = status_of(*clients[5])["blocking"];
+    EXPECT_EQ(status["max_workers"], 3);
+    EXPECT_EQ(status["peak_workers"], 3);
+    EXPECT_EQ(status["live_workers"], 3);
+    EXPECT_EQ(status["keepalive_handovers"], 2);
+    EXPECT_GE(status["accept_waits_at_cap"].get<int>(), 1);
+
+    // Every client leaves: the workers end and the process is back to its fixed threads.
+    clients.clear();
+    EXPECT_EQ(settle_thread_count(server->pid(), fixed_threads), fixed_threads);
+}
+
+TEST(BlockingServer, EveryConnectionGetsItsOwnThreadWithTheConfiguredStack) {
+    // 200 KiB: a size nothing else in the process maps, so the stacks can be counted in maps.
+    const auto server = start({"--worker-stack-kib", "200"});
+    const int fixed_threads = thread_count(server->pid());
+    std::vector<std::unique_ptr<HttpConnection>> clients;
+    for (int i = 0; i < 4; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server->port()));
+        ASSERT_EQ(clients.back()->request("GET", "/hello").status, 200u);
+    }
+    EXPECT_EQ(settle_thread_count(server->pid(), fixed_threads + 4), fixed_threads + 4);
+
+    std::ifstream maps("/proc/" + std::to_string(server->pid()) + "/maps");
+    const std::regex anonymous_rw(R"(^([0-9a-f]+)-([0-9a-f]+) rw-p 00000000 00:00 0\s*$)");
+    int stacks = 0;
+    for (std::string line; std::getline(maps, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, anonymous_rw) &&
+            std::stoull(m[2], nullptr, 16) - std::stoull(m[1], nullptr, 16) == 200 * 1024) {
+            ++stacks;
+        }
+    }
+    EXPECT_GE(stacks, 4) << "no 200 KiB thread stacks mapped";
+    EXPECT_EQ(status_of(*clients[0])["blocking"]["worker_stack_kib"], 200);
+}
+
+TEST(BlockingServer, MaxKeepaliveRequestsClosesTheConnectionAfterItsShare) {
+    const auto server = start({"--max-keepalive-requests", "3"});
+    HttpConnection connection(server->port());
+    for (int i = 1; i <= 3; ++i) {
+        const HttpReply reply =
+            connection.request("GET", "/hello", 10, "Connection: keep-alive\r\n");
+        EXPECT_EQ(reply.status, 200u);
+        // ab -k reads a response without "Keep-Alive" to the close, as the last one must be.
+        EXPECT_EQ(reply.header("connection").empty(), i == 3) << "request " << i;
+    }
+    EXPECT_TRUE(connection.closed_by_server(2s));
+
+    const auto unlimited = start({"--max-keepalive-requests", "0"});
+    HttpConnection kept(unlimited->port());
+    for (int i = 0; i < 150; ++i) {
+        ASSERT_EQ(kept.request("GET", "/hello").header("connection"), "") << "request " << i;
+    }
+    EXPECT_FALSE(kept.closed_by_server(200ms));
+}
+
+TEST(BlockingServer, PerRequestConnectsForEveryRequestPersistentOncePerClient) {
+    for (const char* mode : {"per-request", "persistent"}) {
+        SCOPED_TRACE(mode);
+        const auto server = start({"--db-connection", mode});
+        HttpConnection connection(server->port());
+        for (const char* target : {"/html", "/json", "/html?delay_ms=10"}) {
+            EXPECT_EQ(connection.request("GET", target).status, 200u) << target;
+        }
+        const auto status = status_of(connection);
+        EXPECT_EQ(status["blocking"]["db_connection"], mode);
+        EXPECT_EQ(status["database"]["connects"], std::string(mode) == "persistent" ? 1 : 3);
+
+        // A new client connection is a new worker: in persistent mode, a new database connection.
+        HttpConnection second(server->port());
+        EXPECT_EQ(second.request("GET", "/json").status, 200u);
+        EXPECT_EQ(status_of(second)["database"]["connects"],
+                  std::string(mode) == "persistent" ? 2 : 4);
+    }
+}
+
+TEST(BlockingServer, BadModelFlagsPrintUsageAndExit2) {
+    for (const char* bad : {"--max-workers 0", "--max-workers 10001", "--max-workers -1",
+                            "--max-keepalive-requests -1", "--db-connection pooled",
+                            "--worker-stack-kib 8", "--concurrency 0"}) {
+        SCOPED_TRACE(bad);
+        std::string output;
+        EXPECT_EQ(run_command(binary_path(kBinary) + " " + bad, output), 2);
+        EXPECT_NE(output.find("Usage:"), std::string::npos) << output;
+        EXPECT_NE(output.find(std::string(bad).substr(0, std::string(bad).find(' '))),
+                  std::string::npos)
+            << output;
+    }
+}
+
+TEST(BlockingServer, StandaloneRunsTheWorkloadAndReportsLikeTime) {
+    for (const char* flags : {"--standalone 20", "--standalone 20 --db-connection persistent",
+                              "--standalone 21 --concurrency 4"}) {
+        SCOPED_TRACE(flags);
+        std::string output;
+        ASSERT_EQ(run_command(binary_path(kBinary) + " " + flags, output), 0) << output;
+        EXPECT_TRUE(std::regex_search(output, std::regex(R"(standalone: 2[01] iterations .*)"
+                                                         R"(32581 bytes rendered)")))
+            << output;
+        for (const char* line : {"\nreal\t", "\nuser\t", "\nsys\t", "\niterations/s\t"}) {
+            EXPECT_NE(output.find(line), std::string::npos) << line << output;
+        }
+    }
+}
+
+TEST(BlockingServer, StandaloneWithoutDatabaseExits1) {
+    std::string output;
+    EXPECT_EQ(run_command(binary_path(kBinary) + " --standalone 5 --db-host 127.0.0.1 --db-port 1",
+                          output),
+              1);
+    EXPECT_NE(output.find("cannot connect"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace mb::test
