@@ -22,7 +22,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=lib/prepare.sh
+# shellcheck source-path=SCRIPTDIR source=lib/prepare.sh
 source "$root/scripts/lib/prepare.sh"
 repro="$root/scripts/repro"
 
@@ -111,7 +111,12 @@ prepare_build "$results_dir/build.log" || exit 1
 prepare_db || { echo "reproduce.sh: the private MariaDB did not start (scripts/db.sh start)" >&2; exit 1; }
 db_dir=${DB_DIR:-$root/var/mariadb}
 case $db_dir in /*) ;; *) db_dir="$root/$db_dir" ;; esac
-db_pid=$(cat "$db_dir/mysqld.pid" 2>/dev/null)
+db_pid_flag=()
+if db_pid=$(cat "$db_dir/mysqld.pid" 2>/dev/null) && [ -n "$db_pid" ]; then
+    db_pid_flag=(--db-pid "$db_pid")
+else
+    echo "reproduce.sh: no $db_dir/mysqld.pid: mariadbd's CPU will not be measured" >&2
+fi
 db_flags=()
 [ -n "${DB_PORT:-}" ] && db_flags=(--db-port "$DB_PORT")
 for model in "${!want_server[@]}"; do
@@ -156,14 +161,14 @@ fi
 read -r port_low port_high </proc/sys/net/ipv4/ip_local_port_range
 ports=$((port_high - port_low + 1))
 tw_reuse=$(cat /proc/sys/net/ipv4/tcp_tw_reuse)
-# Without keep-alive every request is a new connection whose port pair stays in TIME_WAIT for
-# 60 s; the heaviest runs open far more connections per minute than there are ports.
-per_minute=$((hello_n > 60000 ? 60000 : hello_n))
-if [ "$tw_reuse" = 0 ] && [ "$ports" -lt "$per_minute" ]; then
-    check warning "ephemeral ports: $ports ($port_low–$port_high) and tcp_tw_reuse 0: runs opening up to $per_minute connections a minute run out of ports ('Cannot assign requested address', E4's client-side failures)." \
+# Without keep-alive every request is a new connection whose port pair then stays in TIME_WAIT
+# for 60 s. The heaviest run opens this many within a minute (siege -d 1: two per user a second).
+burst=$((hello_n > 120 * siege_users ? hello_n : 120 * siege_users))
+if [ "$tw_reuse" = 0 ] && [ "$ports" -lt "$burst" ]; then
+    check warning "ephemeral ports: $ports ($port_low–$port_high) and tcp_tw_reuse 0, but the heaviest run opens about $burst connections within 60 s: the client runs out of ports ('Cannot assign requested address', E4's client-side failures)." \
         "sysctl -w net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range='1024 65535'"
-elif [ "$ports" -lt "$per_minute" ]; then
-    check ok "ephemeral ports: $ports ($port_low–$port_high), fewer than the $per_minute connections a minute of the heaviest run, but tcp_tw_reuse $tw_reuse lets new connections reuse TIME_WAIT port pairs on loopback."
+elif [ "$ports" -lt "$burst" ]; then
+    check ok "ephemeral ports: $ports ($port_low–$port_high), fewer than the ~$burst connections the heaviest run opens within 60 s, but tcp_tw_reuse $tw_reuse lets new connections reuse port pairs in TIME_WAIT on loopback."
 else
     check ok "ephemeral ports: $ports ($port_low–$port_high), tcp_tw_reuse $tw_reuse."
 fi
@@ -266,7 +271,7 @@ trap 'echo; echo "reproduce.sh: interrupted"; stop_server; exit 130' INT TERM
 run_py() {  # run_py STEP ID ...: the measured step; a failure is recorded with the step's log
     local step=$1 id=$2
     shift 2
-    python3 "$repro/run.py" "$step" --dir "$results_dir" --id "$id" --db-pid "$db_pid" "$@" \
+    python3 "$repro/run.py" "$step" --dir "$results_dir" --id "$id" "${db_pid_flag[@]}" "$@" \
         || fail_step "$id" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("cause",""))' \
             "$results_dir/runs/$id.json" 2>/dev/null || echo "run.py failed")" \
             "$raw/$id.*"

@@ -13,7 +13,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=lib/prepare.sh
+# shellcheck source-path=SCRIPTDIR source=lib/prepare.sh
 source "$root/scripts/lib/prepare.sh"
 
 usage() { sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; }
