@@ -27,9 +27,6 @@ class Results:
     def ok(self, run_id):
         return self.runs.get(run_id, {}).get("status") == "ok"
 
-    def any(self, ids):
-        return any(i in self.runs for i in ids)
-
     def figure(self, run_id, key):
         """A figure of a successful run, or None."""
         if not self.ok(run_id):
