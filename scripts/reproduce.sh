@@ -242,7 +242,6 @@ stop_server() {  # SIGTERM, then SIGKILL after 20 s; returns the exit status
 # finish_server ID: stops the server; a server that does not exit 0 on SIGTERM fails the step.
 finish_server() {
     local id=$1 status
-    curl -s -m 5 -o "$raw/$id.status.json" "$server_url/status"
     stop_server
     status=$?
     [ "$status" -eq 0 ] || fail_step "$id" "the server exited with status $status on SIGTERM" \
@@ -291,7 +290,8 @@ step_ab() {  # EXPERIMENT ID MODEL VARIANT PATH C N [--variable-length]
     start_server "$id" "$model" "${flags[@]}" || return
     if warm_up "$id" "$path"; then
         run_py ab "$id" --experiment "$experiment" --server "$model" --variant "$variant" \
-            --endpoint "$path" --url "$server_url$path" --server-pid "$server_pid" "${tree[@]}" \
+            --endpoint "$path" --url "$server_url$path" --status-url "$server_url/status" \
+            --server-pid "$server_pid" "${tree[@]}" \
             -c "$c" -n "$n" "$@"
     fi
     finish_server "$id"
@@ -311,7 +311,8 @@ step_siege() {  # MODEL
     start_server "$id" "$model" || return
     if warm_up "$id" /json; then
         run_py siege "$id" --experiment E4 --server "$model" --endpoint /json \
-            --url "$server_url/json" --server-pid "$server_pid" --siegerc "$root/scripts/siegerc" \
+            --url "$server_url/json" --status-url "$server_url/status" \
+            --server-pid "$server_pid" --siegerc "$root/scripts/siegerc" \
             -c "$siege_users" --delay 1 --time "$siege_time" --timeout 900
     fi
     finish_server "$id"

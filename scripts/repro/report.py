@@ -31,6 +31,7 @@ FIGURE_COLUMNS = [
     "wall_s", "cores", "server_cpu_s", "server_cpu_pct_core", "server_cpu_pct_machine",
     "db_cpu_s", "db_cpu_pct_core", "db_cpu_pct_machine", "client_cpu_s", "client_cpu_pct_core",
     "client_cpu_pct_machine", "machine_busy_pct", "server_peak_threads", "server_peak_rss_mib",
+    "server_db_connects", "requests_by_worker",
 ]
 
 
@@ -110,7 +111,11 @@ def load_rows(results, ids, extra=()):
         row("machine busy (%)", "machine_busy_pct"),
         row("peak threads of the server", "server_peak_threads", 0),
         row("peak RSS of the server (MiB)", "server_peak_rss_mib"),
+        row("database connections opened (server's /status)", "server_db_connects", 0),
     ]
+    by_worker = [results.figure(i, "requests_by_worker") for i in ids]
+    if any(by_worker):
+        rows.append(["requests answered by each worker"] + [w or "" for w in by_worker])
     return rows
 
 

@@ -93,15 +93,43 @@ def run_measured(args, command, stdout_path, stderr_path, child_is_server=False)
     return code, sampled
 
 
+def server_status(args):
+    """The server's own counters after the run, from /status of every worker (cluster mode:
+    SO_REUSEPORT spreads new connections, so ask until each worker's pid has answered once)."""
+    if not args.status_url:
+        return {}
+    documents = {}
+    for _ in range(40):
+        try:
+            with urllib.request.urlopen(args.status_url, timeout=5) as response:
+                document = json.load(response)
+        except (OSError, ValueError):
+            break
+        documents[document.get("pid")] = document
+        if len(documents) >= document.get("async", {}).get("workers", 1):
+            break
+    if not documents:
+        return {}
+    with open(raw_path(args, "status.json"), "w") as f:
+        json.dump(list(documents.values()), f, indent=1)
+    figures = {"server_db_connects": sum(d["database"]["connects"] for d in documents.values())}
+    if len(documents) > 1:
+        # Requests answered by each worker (the run's plus the warm-up and these /status calls).
+        figures["requests_by_worker"] = " / ".join(
+            str(d["requests"]["total"]) for d in documents.values())
+    return figures
+
+
 def measure_tool(args, record, command, stdout_path, stderr_path, parse, extra_raw=(),
                  child_is_server=False):
-    """Runs a tool under the sampler; the figures are parse()'s plus the sampled ones."""
+    """Runs a tool under the sampler; the figures are parse()'s, the sampled ones and the
+    server's own counters."""
     record.update(command=" ".join(command), raw=[stdout_path, stderr_path, *extra_raw])
     code, sampled = run_measured(args, command, stdout_path, stderr_path, child_is_server)
     if code != 0:
         name = os.path.basename(command[0])
         raise StepFailed(f"{name} exited with {code}: {tail(stderr_path)}")
-    record["figures"] = {**parse(), **sampled}
+    record["figures"] = {**parse(), **sampled, **server_status(args)}
 
 
 def raw_path(args, suffix):
@@ -256,6 +284,7 @@ def main():
     parser.add_argument("--url")
     parser.add_argument("--server-pid", type=int)
     parser.add_argument("--server-tree", action="store_true", help="add the server's children")
+    parser.add_argument("--status-url", help="the server's /status, read after the run")
     parser.add_argument("--db-pid", type=int)
     parser.add_argument("-c", "--concurrency", type=int)
     parser.add_argument("-n", "--requests", type=int)
