@@ -2,6 +2,7 @@
 
 #include "servers/async/log.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,6 +38,13 @@ int Worker::run() {
     wait_for_signal();
     announce();
     io_.run();
+    // Stopped. A further SIGINT/SIGTERM (impatient users, supervisors) must not turn a clean
+    // exit into death by signal once the signal_set gives the default action back: block them.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
     log_event("stopped");
     return 0;
 }

@@ -160,7 +160,8 @@ awaitable<int> DbConnection::wait_for(int status, Clock::time_point deadline) {
         auto wait = std::make_shared<EventWait<decltype(handler)>>(std::move(handler));
         const auto on_ready = [this, wait](int event) {
             return [this, wait, event](const error_code& ec) {
-                if (!ec) {
+                // An error other than our own cancel is news for the library too: let it look.
+                if (ec != asio::error::operation_aborted) {
                     wait->events |= event;
                     timer_.cancel();
                     error_code ignored;
