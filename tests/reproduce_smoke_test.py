@@ -59,10 +59,11 @@ def check_positive(row, columns, allow_zero=()):
     for column in columns:
         value = number(row, column)
         if column in allow_zero:
-            expect(value is not None and value >= 0, f"{row['id']}: {column} is '{row.get(column)}'")
+            expect(value is not None and value >= 0,
+                   f"{row['id']}: {column} is '{row.get(column)}'")
         else:
-            expect(value is not None and value > 0, f"{row['id']}: {column} is '{row.get(column)}', "
-                   "expected a positive figure")
+            expect(value is not None and value > 0,
+                   f"{row['id']}: {column} is '{row.get(column)}', expected a positive figure")
 
 
 def check_row(row):
@@ -100,14 +101,16 @@ def check_report(directory):
         report = f.read()
     for section in REPORT_SECTIONS:
         expect(section in report, f"report.md: no section '{section}'")
-    for header in ("| blocking -c 200 |", "| async -c 200 |", "async cluster", "| blocking | async |"):
+    for header in ("| blocking -c 200 |", "| async -c 200 |", "async cluster",
+                   "| blocking | async |"):
         expect(header in report, f"report.md: no column '{header}'")
     findings = report.split("## Findings", 1)[-1]
     expect("**not measured**" not in findings, "report.md: a finding is 'not measured'")
     tables = report.split("## Findings", 1)[0].split("## E1a", 1)[-1]
     for line in tables.splitlines():
         # '–' marks a figure that was not measured; the blog columns leave cells empty instead.
-        expect(not (line.startswith("|") and " – " in line), f"report.md: missing figure in '{line}'")
+        expect(not (line.startswith("|") and " – " in line),
+               f"report.md: missing figure in '{line}'")
     for png in ("e1b-requests-per-s.png", "e1b-latency.png", "cpu-split.png"):
         png_path = os.path.join(directory, png)
         ok = os.path.exists(png_path) and os.path.getsize(png_path) > 1000
@@ -118,6 +121,9 @@ def check_report(directory):
 
 
 def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
     source_dir, build_dir = sys.argv[1], sys.argv[2]
     results = os.path.join(build_dir, "Testing", "reproduce-smoke")
     shutil.rmtree(results, ignore_errors=True)

@@ -134,7 +134,8 @@ def hello_claims(r):
     retransmit = ("Hello world at -c 200: the longest request takes about 3 s, a SYN retransmit "
                   "after the listen queue overflowed (E2: 3.2–3.7 s)")
     if not ids:
-        return [Claim(no_failures, "needs E2", NOT_MEASURED), Claim(retransmit, "needs E2", NOT_MEASURED)]
+        return [Claim(no_failures, "needs E2", NOT_MEASURED),
+                Claim(retransmit, "needs E2", NOT_MEASURED)]
     failures = {i: (r.figure(i, "failed"), r.figure(i, "non2xx")) for i in ids}
     longest = {i: r.figure(i, "max_ms") for i in ids}
 

@@ -28,8 +28,10 @@ def ab(report_text, percentile_csv_text):
         "complete": _number(r"^Complete requests:\s+(\d+)", report_text, "Complete requests", int),
         "failed": _number(r"^Failed requests:\s+(\d+)", report_text, "Failed requests", int),
         "non2xx": _number(r"^Non-2xx responses:\s+(\d+)", report_text, "Non-2xx", int, 0),
-        "requests_per_s": _number(r"^Requests per second:\s+([\d.]+)", report_text, "Requests per second"),
-        "mean_ms": _number(r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$", report_text, "Time per request"),
+        "requests_per_s": _number(r"^Requests per second:\s+([\d.]+)", report_text,
+                                  "Requests per second"),
+        "mean_ms": _number(r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$", report_text,
+                           "Time per request"),
         "transfer_kib_s": _number(r"^Transfer rate:\s+([\d.]+)", report_text, "Transfer rate"),
         "duration_s": _number(r"^Time taken for tests:\s+([\d.]+)", report_text, "Time taken"),
     }

@@ -82,7 +82,8 @@ def _cpu_rows(results):
     candidates += [(f"e4-siege-{s}", f"E4 {s}") for s in ("blocking", "async")]
     rows = []
     for run_id, label in candidates:
-        parts = [results.figure(run_id, f"{who}_cpu_pct_machine") for who in ("server", "db", "client")]
+        parts = [results.figure(run_id, f"{who}_cpu_pct_machine")
+                 for who in ("server", "db", "client")]
         busy = results.figure(run_id, "machine_busy_pct")
         if None in parts or busy is None:
             continue
@@ -113,7 +114,7 @@ def _cpu_script(data):
 
 
 def draw(results):
-    """Draws every plot that has data; returns a list of error messages (empty when all went well)."""
+    """Draws every plot that has data; returns the error messages (none when all went well)."""
     # Paths in the scripts are relative to the results directory, where gnuplot runs and the
     # PNGs land, so the folder can be moved and a plot redrawn with `gnuplot plots/NAME.gp`.
     plot_dir = os.path.join(results.directory, "plots")

@@ -170,8 +170,9 @@ def section_e1b(results):
                 ids.append(run_id)
     if not ids:
         return ""
-    counts = ", ".join(f"-c {results.runs[i].get('concurrency')} -n {results.runs[i].get('requests')}"
-                       for i in ids[:3])
+    counts = ", ".join(
+        f"-c {results.runs[i].get('concurrency')} -n {results.runs[i].get('requests')}"
+        for i in ids[:3])
     blog = table(["value", "PHP+Apache -c 20", "PHP+Apache -c 200", "Node.js -c 20",
                   "Node.js -c 200"],
                  [["requests/s", 1173, 1146, 119, 114], ["response time (ms)", 17, 174, 167, 1750],
@@ -182,8 +183,8 @@ def section_e1b(results):
         "## E1b — /html under ApacheBench",
         "",
         f"`ab -r` ({counts}) against `/html` (two queries, both tables, "
-        f"{fmt(results.figure(ids[0], 'document_bytes'), 0)} bytes); every run on a freshly started "
-        "server. The cluster columns are the follow-up the post proposed: the async server "
+        f"{fmt(results.figure(ids[0], 'document_bytes'), 0)} bytes); every run on a "
+        "freshly started server. The cluster columns are the follow-up the post proposed: the async server "
         f"replicated on every core (`--workers 0`, {results.cores} workers here).",
         "",
         table(["value"] + columns, load_rows(results, ids)),
@@ -225,8 +226,10 @@ def section_e3(results):
     if not ids:
         return ""
     first = results.runs[ids[0]]
-    extra = [["of which Length failures"] + [fmt(results.figure(i, "failed_length"), 0) for i in ids],
-             ["complete requests"] + [fmt(results.figure(i, "complete"), 0) for i in ids]]
+    extra = [
+        ["of which Length failures"] + [fmt(results.figure(i, "failed_length"), 0) for i in ids],
+        ["complete requests"] + [fmt(results.figure(i, "complete"), 0) for i in ids],
+    ]
     return "\n".join([
         "## E3 — /factorial and ab's Length failures",
         "",
@@ -258,11 +261,15 @@ def section_e4(results):
     siege_part = []
     if ids:
         first = results.runs[ids[0]]
-        extra = [["siege transactions"] + [fmt(results.figure(i, "complete"), 0) for i in ids],
-                 ["availability (%)"] + [fmt(results.figure(i, "availability_pct"), 2) for i in ids],
-                 ["siege concurrency"] + [fmt(results.figure(i, "siege_concurrency"), 2) for i in ids]]
+        def row(label, key, digits):
+            return [label] + [fmt(results.figure(i, key), digits) for i in ids]
+
+        extra = [row("siege transactions", "complete", 0),
+                 row("availability (%)", "availability_pct", 2),
+                 row("siege concurrency", "siege_concurrency", 2)]
         siege_part = [
-            f"### /json under `siege -c {first.get('concurrency')} -d 1 -t {first.get('duration')}`",
+            f"### /json under `siege -c {first.get('concurrency')} -d 1 "
+            f"-t {first.get('duration')}`",
             "",
             "siege 4.0.7 with `scripts/siegerc` (a `limit` above 255 users; HTTP/1.1, a new "
             "connection per transaction, as the blog's defaults). The mean is siege's "
@@ -311,8 +318,8 @@ def section_checks(directory):
 
 
 def section_failures(directory):
-    failed = [line.split("\t") for line in read_text(os.path.join(directory, "steps.tsv")).splitlines()
-              if "\tfailed\t" in line]
+    steps = read_text(os.path.join(directory, "steps.tsv")).splitlines()
+    failed = [line.split("\t") for line in steps if "\tfailed\t" in line]
     if not failed:
         return ""
     rows = [[f[0], f[2] if len(f) > 2 else "", f"`{f[3]}`" if len(f) > 3 else ""] for f in failed]
@@ -344,7 +351,8 @@ def environment(results, settings, build_dir):
         f"- run: {settings.get('started', '?')} UTC, size `{settings.get('size', '?')}`, "
         f"command `{settings.get('command', '?')}`",
         f"- machine: {results.cores} cores ({cpu}), {platform.system()} {platform.release()}",
-        f"- build: `{build_dir}` ({build_type}{', ' + sanitize + ' sanitizer' if sanitize else ''})",
+        f"- build: `{build_dir}` ({build_type}"
+        f"{', ' + sanitize + ' sanitizer' if sanitize else ''})",
         f"- tools: {ab_version}; {siege_version}; {mariadb}",
         "- the load tool, the server and mariadbd share these cores: compare the models within "
         "this run, not with the blog's absolute figures.",

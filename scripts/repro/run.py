@@ -17,7 +17,6 @@ import datetime
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -37,7 +36,8 @@ class StepFailed(Exception):
 def tail(path, lines=3):
     try:
         with open(path, errors="replace") as f:
-            return " | ".join(line.strip() for line in f.read().splitlines()[-lines:] if line.strip())
+            last = f.read().splitlines()[-lines:]
+        return " | ".join(line.strip() for line in last if line.strip())
     except OSError:
         return ""
 
@@ -219,7 +219,8 @@ def step_tasks(args, record):
             break
         time.sleep(0.05)
     else:
-        raise StepFailed(f"no 'task two' line in {args.server_log} within {args.delay_ms + 10000} ms")
+        raise StepFailed(f"no 'task two' line in {args.server_log} within "
+                         f"{args.delay_ms + 10000} ms")
 
     # Times of day in UTC, measured from the moment the request was sent (wraps at midnight).
     origin = ms_of_day(sent)
@@ -228,11 +229,13 @@ def step_tasks(args, record):
         ahead = (ms - origin) % DAY_MS
         return ahead - DAY_MS if ahead > DAY_MS // 2 else ahead
 
-    events = [(offset(ms), f"{clock(ms)}  server  tasks #{demo}: {task}") for ms, demo, task in lines]
+    events = [(offset(ms), f"{clock(ms)}  server  tasks #{demo}: {task}")
+              for ms, demo, task in lines]
     events.append((0, f"{clock(origin)}  client  request sent: GET {url}"))
     response_ms = (received - sent).total_seconds() * 1000
+    received_text = f"response received ({response_ms:.0f} ms)"
     events.append((offset(ms_of_day(received)),
-                   f"{clock(ms_of_day(received))}  client  response received ({response_ms:.0f} ms)"))
+                   f"{clock(ms_of_day(received))}  client  {received_text}"))
     events.sort(key=lambda e: e[0])
     timeline = [text for _, text in events]
     with open(timeline_path, "w") as f:
@@ -260,12 +263,14 @@ def step_tasks(args, record):
 def summary(record):
     f = record.get("figures", {})
     if record["tool"] == "standalone":
-        return (f"{f['iterations']} iterations: real {f['real_s']:.3f} s, user {f['user_s']:.3f} s, "
-                f"sys {f['sys_s']:.3f} s, {f['iterations_per_s']:.1f} iterations/s")
+        return (f"{f['iterations']} iterations: real {f['real_s']:.3f} s, "
+                f"user {f['user_s']:.3f} s, sys {f['sys_s']:.3f} s, "
+                f"{f['iterations_per_s']:.1f} iterations/s")
     if "response_ms" in f:
         order = "after" if f["task_two_after_response"] else "before"
         return f"response after {f['response_ms']:.0f} ms; task two logged {order} the response"
-    return (f"{f['requests_per_s']:.1f} req/s, mean {f['mean_ms']:.1f} ms, p99 {f['p99_ms']:.0f} ms, "
+    return (f"{f['requests_per_s']:.1f} req/s, mean {f['mean_ms']:.1f} ms, "
+            f"p99 {f['p99_ms']:.0f} ms, "
             f"failed {f['failed']} (length {f['failed_length']}), non-2xx {f['non2xx']}; "
             f"CPU server {f.get('server_cpu_pct_core', 0):.0f} %, "
             f"mariadbd {f.get('db_cpu_pct_core', 0):.0f} % of a core")
