@@ -90,7 +90,8 @@ started=$(date -u +%Y-%m-%dT%H:%M:%S)
 results_dir=${results_dir:-$root/results/$(date -u +%Y%m%dT%H%M%SZ)}
 case $results_dir in /*) ;; *) results_dir="$PWD/$results_dir" ;; esac
 raw="$results_dir/raw"
-mkdir -p "$raw" "$results_dir/runs" || { echo "reproduce.sh: cannot create $results_dir" >&2; exit 1; }
+die() { echo "reproduce.sh: $*" >&2; exit 1; }
+mkdir -p "$raw" "$results_dir/runs" || die "cannot create $results_dir"
 steps_file="$results_dir/steps.tsv"
 : >"$steps_file"
 failures=0
@@ -106,9 +107,9 @@ echo "== reproduce: size $size, experiments ${!want_experiment[*]}, servers ${!w
 echo "== results: $results_dir"
 
 # ---- preparation: nothing below can run without it ------------------------------------------
-prepare_deps || { echo "reproduce.sh: installing dependencies failed" >&2; exit 1; }
+prepare_deps || die "installing dependencies failed"
 prepare_build "$results_dir/build.log" || exit 1
-prepare_db || { echo "reproduce.sh: the private MariaDB did not start (scripts/db.sh start)" >&2; exit 1; }
+prepare_db || die "the private MariaDB did not start (scripts/db.sh start)"
 db_dir=${DB_DIR:-$root/var/mariadb}
 case $db_dir in /*) ;; *) db_dir="$root/$db_dir" ;; esac
 db_pid_flag=()
@@ -120,17 +121,18 @@ fi
 db_flags=()
 [ -n "${DB_PORT:-}" ] && db_flags=(--db-port "$DB_PORT")
 for model in "${!want_server[@]}"; do
-    [ -x "$(server_binary "$model")" ] || {
-        echo "reproduce.sh: $(server_binary "$model") was not built" >&2; exit 1; }
+    [ -x "$(server_binary "$model")" ] || die "$(server_binary "$model") was not built"
 done
 
 # ---- the traps the posts fell into: report, suggest the fix, change nothing -------------------
 cores=$(nproc)
 checks="$results_dir/checks.txt"
 : >"$checks"
-check() {  # check ok|warning TEXT [FIX]
-    local line="- $1: $2"
-    [ -n "${3:-}" ] && line+=" Fix: \`$3\`"
+check() {  # check ok|warning FIX TEXT...: one line of checks.txt; FIX may be empty
+    local status=$1 fix=$2
+    shift 2
+    local line="- $status: $*"
+    [ -n "$fix" ] && line+=" Fix: \`$fix\`"
     echo "$line" >>"$checks"
     echo "  $line"
 }
@@ -138,25 +140,29 @@ echo "== checks"
 needed_fds=$((2 * siege_users + 400))
 soft=$(ulimit -Sn)
 hard=$(ulimit -Hn)
-if [ "$soft" != unlimited ] && [ "$soft" -lt "$needed_fds" ]; then
-    if [ "$hard" = unlimited ] || [ "$hard" -ge "$needed_fds" ]; then
-        ulimit -Sn "$needed_fds"
-        check ok "open files: soft limit $soft is below the $needed_fds these runs need (siege -c $siege_users and the server); raised to $needed_fds for this run's processes only (hard limit $hard)."
-    else
-        check warning "open files: hard limit $hard is below the $needed_fds these runs need; siege and the server will fail with 'Too many open files'." \
-            "ulimit -Hn 65536 (as root, or nofile in /etc/security/limits.conf)"
-    fi
+if [ "$soft" = unlimited ] || [ "$soft" -ge "$needed_fds" ]; then
+    check ok "" "open files: soft limit $soft (these runs need about $needed_fds)."
+elif [ "$hard" = unlimited ] || [ "$hard" -ge "$needed_fds" ]; then
+    ulimit -Sn "$needed_fds"
+    check ok "" "open files: soft limit $soft is below the $needed_fds these runs need" \
+        "(siege -c $siege_users and the server); raised to $needed_fds for this run's" \
+        "processes only (hard limit $hard)."
 else
-    check ok "open files: soft limit $soft (these runs need about $needed_fds)."
+    check warning "ulimit -Hn 65536 (as root, or nofile in /etc/security/limits.conf)" \
+        "open files: hard limit $hard is below the $needed_fds these runs need;" \
+        "siege and the server will fail with 'Too many open files'."
 fi
 backlog=511
 somaxconn=$(cat /proc/sys/net/core/somaxconn)
 syn_backlog=$(cat /proc/sys/net/ipv4/tcp_max_syn_backlog)
 if [ "$somaxconn" -lt "$backlog" ]; then
-    check warning "listen backlog: net.core.somaxconn is $somaxconn, so the servers' --backlog $backlog is cut to $somaxconn; bursts of new connections overflow the queue and wait for a SYN retransmit (1 s, then 3 s: E2's 3 s longest request)." \
-        "sysctl -w net.core.somaxconn=4096"
+    check warning "sysctl -w net.core.somaxconn=4096" \
+        "listen backlog: net.core.somaxconn is $somaxconn, so the servers' --backlog $backlog" \
+        "is cut to $somaxconn; bursts of new connections overflow the queue and wait for a SYN" \
+        "retransmit (1 s, then 3 s: E2's 3 s longest request)."
 else
-    check ok "listen backlog: net.core.somaxconn $somaxconn ≥ the servers' --backlog $backlog (tcp_max_syn_backlog $syn_backlog)."
+    check ok "" "listen backlog: net.core.somaxconn $somaxconn ≥ the servers' --backlog" \
+        "$backlog (tcp_max_syn_backlog $syn_backlog)."
 fi
 read -r port_low port_high </proc/sys/net/ipv4/ip_local_port_range
 ports=$((port_high - port_low + 1))
@@ -165,24 +171,31 @@ tw_reuse=$(cat /proc/sys/net/ipv4/tcp_tw_reuse)
 # for 60 s. The heaviest run opens this many within a minute (siege -d 1: two per user a second).
 burst=$((hello_n > 120 * siege_users ? hello_n : 120 * siege_users))
 if [ "$tw_reuse" = 0 ] && [ "$ports" -lt "$burst" ]; then
-    check warning "ephemeral ports: $ports ($port_low–$port_high) and tcp_tw_reuse 0, but the heaviest run opens about $burst connections within 60 s: the client runs out of ports ('Cannot assign requested address', E4's client-side failures)." \
-        "sysctl -w net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range='1024 65535'"
+    check warning "sysctl -w net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range='1024 65535'" \
+        "ephemeral ports: $ports ($port_low–$port_high) and tcp_tw_reuse 0, but the heaviest" \
+        "run opens about $burst connections within 60 s: the client runs out of ports" \
+        "('Cannot assign requested address', E4's client-side failures)."
 elif [ "$ports" -lt "$burst" ]; then
-    check ok "ephemeral ports: $ports ($port_low–$port_high), fewer than the ~$burst connections the heaviest run opens within 60 s, but tcp_tw_reuse $tw_reuse lets new connections reuse port pairs in TIME_WAIT on loopback."
+    check ok "" "ephemeral ports: $ports ($port_low–$port_high), fewer than the ~$burst" \
+        "connections the heaviest run opens within 60 s, but tcp_tw_reuse $tw_reuse lets new" \
+        "connections reuse port pairs in TIME_WAIT on loopback."
 else
-    check ok "ephemeral ports: $ports ($port_low–$port_high), tcp_tw_reuse $tw_reuse."
+    check ok "" "ephemeral ports: $ports ($port_low–$port_high), tcp_tw_reuse $tw_reuse."
 fi
 if [ "$tw_reuse" = 0 ]; then
-    check warning "TIME_WAIT reuse: net.ipv4.tcp_tw_reuse is 0; outgoing connections cannot reuse port pairs in TIME_WAIT." \
-        "sysctl -w net.ipv4.tcp_tw_reuse=1"
+    check warning "sysctl -w net.ipv4.tcp_tw_reuse=1" \
+        "TIME_WAIT reuse: net.ipv4.tcp_tw_reuse is 0; outgoing connections cannot reuse port" \
+        "pairs in TIME_WAIT."
 else
-    check ok "TIME_WAIT reuse: net.ipv4.tcp_tw_reuse $tw_reuse (1: always, 2: loopback only); this script also pauses ${pause_s} s between runs."
+    check ok "" "TIME_WAIT reuse: net.ipv4.tcp_tw_reuse $tw_reuse (1: always, 2: loopback" \
+        "only); this script also pauses ${pause_s} s between runs."
 fi
 load=$(cut -d' ' -f1 /proc/loadavg)
 if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c / 2) }'; then
-    check warning "idle machine: load average $load on $cores cores before the runs; other work will skew the figures."
+    check warning "" "idle machine: load average $load on $cores cores before the runs; other" \
+        "work will skew the figures."
 else
-    check ok "idle machine: load average $load on $cores cores."
+    check ok "" "idle machine: load average $load on $cores cores."
 fi
 
 cat >"$results_dir/settings.txt" <<EOF
@@ -268,12 +281,14 @@ trap cleanup EXIT
 trap 'echo; echo "reproduce.sh: interrupted"; stop_server; exit 130' INT TERM
 
 run_py() {  # run_py STEP ID ...: the measured step; a failure is recorded with the step's log
-    local step=$1 id=$2
+    local step=$1 id=$2 cause
     shift 2
     python3 "$repro/run.py" "$step" --dir "$results_dir" --id "$id" "${db_pid_flag[@]}" "$@" \
-        || fail_step "$id" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("cause",""))' \
-            "$results_dir/runs/$id.json" 2>/dev/null || echo "run.py failed")" \
-            "$raw/$id.*"
+        && return 0
+    # run.py records why in the run's JSON; without that file it failed before measuring.
+    cause=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cause"])' \
+        "$results_dir/runs/$id.json" 2>/dev/null) || cause="run.py failed"
+    fail_step "$id" "$cause" "$raw/$id.*"
 }
 
 step_standalone() {  # MODEL
@@ -332,7 +347,8 @@ fi
 if [ -n "${want_experiment[E1B]:-}" ]; then
     variants=()
     [ -n "${want_server[blocking]:-}" ] && variants+=("blocking blocking single")
-    [ -n "${want_server[async]:-}" ] && variants+=("async async single" "async-cluster async cluster")
+    [ -n "${want_server[async]:-}" ] \
+        && variants+=("async async single" "async-cluster async cluster")
     for v in "${variants[@]}"; do
         read -r key m variant <<<"$v"
         for cn in "1 $html_c1_n" "20 $html_c20_n" "200 $html_c200_n"; do

@@ -31,15 +31,16 @@ for flag in "$@"; do
     case $flag in -h|--help|--version|--standalone|--standalone=*) listening=0 ;; esac
 done
 
-prepare_deps || { echo "serve.sh: installing dependencies failed" >&2; exit 1; }
+die() { echo "serve.sh: $*" >&2; exit 1; }
+prepare_deps || die "installing dependencies failed"
 prepare_build "$build_dir/modelbench-build.log" >&2 || exit 1
 binary=$(server_binary "$model")
-[ -x "$binary" ] || { echo "serve.sh: $binary was not built" >&2; exit 1; }
+[ -x "$binary" ] || die "$binary was not built"
 if [ "$listening" -eq 0 ]; then
     case " $* " in *" --standalone"*) prepare_db >&2 || exit 1 ;; esac
     exec "$binary" "$@"
 fi
-prepare_db >&2 || { echo "serve.sh: the private MariaDB did not start (scripts/db.sh start)" >&2; exit 1; }
+prepare_db >&2 || die "the private MariaDB did not start (scripts/db.sh start)"
 
 print_commands() {  # print_commands URL
     local url=${1%/} host port
