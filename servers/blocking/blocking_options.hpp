@@ -16,8 +16,8 @@ struct BlockingOptions {
     unsigned max_keepalive_requests = 100;                           // 0: unlimited
     DbConnectionMode db_connection = DbConnectionMode::per_request;  // PHP mysqli's default
     // A worker's deepest call chain (Beast parser, libmysqlclient connect and query, rendering)
-    // touches at most about 24 KiB of stack (measured over every endpoint and error path in a
-    // Release build); 256 KiB leaves a wide margin, also for the sanitizers' larger frames. glibc's
+    // touches at most about 24 KiB of stack (28 KiB under AddressSanitizer; measured over every
+    // endpoint and error path), so 256 KiB leaves a wide margin. glibc's
     // 8 MiB default would reserve 80 GiB of address space at 10000 workers, and glibc caches
     // only 40 MiB of freed thread stacks for reuse: 5 stacks of 8 MiB, but 160 of 256 KiB, so a
     // new connection's thread mostly reuses a stack instead of mapping a fresh one.
