@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 
@@ -398,13 +399,16 @@ def main():
         "## Files",
         "",
         "`results.csv` (one row per run, every figure a column), `raw/` (every tool's output, the "
-        "servers' logs), `runs/` (one JSON per run), `plots/` (gnuplot data and scripts).",
+        "servers' logs and their /status after each run), `runs/` (one JSON per run), `plots/` "
+        "(gnuplot data and scripts).",
         "",
     ]
     if plot_errors:
         sections += ["Plots not drawn: " + "; ".join(plot_errors), ""]
+    # Sections of experiments that did not run are empty: no runs of blank lines for them.
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(sections))
     with open(os.path.join(args.dir, "report.md"), "w") as f:
-        f.write("\n".join(s for s in sections if s is not None))
+        f.write(text)
     return 1 if plot_errors else 0
 
 
