@@ -39,6 +39,9 @@ struct ContractServer {
     std::vector<std::string> args;  // given to every start
     // The ways this server can use the database; tests that touch the database run each.
     std::vector<std::vector<std::string>> db_variants;
+    // The port of the MariaDB instance the outage test stops (var/mariadb-<model>): one per
+    // server, so that the suite's instances may run side by side (ctest -j).
+    std::string fault_db_port;
 };
 
 // gtest prints a test's parameter on failure: the model says which server it was.
@@ -49,7 +52,9 @@ std::vector<ContractServer> contract_servers() {
         {"blocking",
          "blocking-server",
          {},
-         {{"--db-connection", "per-request"}, {"--db-connection", "persistent"}}},
+         {{"--db-connection", "per-request"}, {"--db-connection", "persistent"}},
+         "3311"},
+        {"async", "async-server", {}, {{}}, "3312"},
     };
 }
 
@@ -547,11 +552,11 @@ TEST_P(ServerContract, SigintExits0) {
 // disturbs no one else; MODELBENCH_FAULT_DB_DIR / _PORT override where it lives.
 class FaultDatabase {
   public:
-    FaultDatabase() {
+    explicit FaultDatabase(const ContractServer& server) {
         const char* dir = std::getenv("MODELBENCH_FAULT_DB_DIR");
         const char* port = std::getenv("MODELBENCH_FAULT_DB_PORT");
-        dir_ = dir != nullptr ? dir : "var/mariadb-blocking";
-        port_ = port != nullptr ? port : "3311";
+        dir_ = dir != nullptr ? dir : "var/mariadb-" + server.model;
+        port_ = port != nullptr ? port : server.fault_db_port;
     }
     const std::string& port() const { return port_; }
 
@@ -568,7 +573,7 @@ class FaultDatabase {
 };
 
 TEST_P(ServerContract, DatabaseStoppedIs503AndTheServerRecoversWhenItIsBack) {
-    const FaultDatabase database;
+    const FaultDatabase database(GetParam());
     ASSERT_NO_FATAL_FAILURE(database.run("start"));
     struct Running {
         std::string variant;

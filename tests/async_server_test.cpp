@@ -1,0 +1,375 @@
+// What only the async model has: an event loop that never blocks (the pool busy, /hello still
+// answers at once; /tasks answers before any task two runs), one thread, the pool (lazy, two
+// connections at once for /html, a bounded queue), cluster mode, bodies identical to the
+// blocking server's, its flags and its standalone mode. The endpoint contract itself is in
+// server_contract_test.cpp.
+#include "tests/support/http_client.hpp"
+#include "tests/support/server_process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace mb::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kBinary = "async-server";
+
+std::unique_ptr<ServerProcess> start(std::vector<std::string> args = {}) {
+    return std::make_unique<ServerProcess>(binary_path(kBinary), std::move(args));
+}
+
+nlohmann::json status_of(std::uint16_t port) {
+    const HttpReply reply = http_get(port, "/status");
+    EXPECT_EQ(reply.status, 200u);
+    return nlohmann::json::parse(reply.body);
+}
+
+// Polls /status until pool figure `what` reaches at least `count`; false after 5 s.
+bool pool_reaches(std::uint16_t port, const char* what, unsigned count) {
+    for (const auto until = Clock::now() + 5s; Clock::now() < until;) {
+        if (status_of(port)["async"]["pool"][what].get<unsigned>() >= count) {
+            return true;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return false;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+// The processes whose parent is pid, from /proc/*/stat.
+std::set<pid_t> children_of(pid_t pid) {
+    std::set<pid_t> children;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) {
+            continue;
+        }
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        // pid (comm) state ppid ...: comm may hold spaces, so parse from the last ')'.
+        const auto close = line.rfind(')');
+        if (close == std::string::npos) {
+            continue;
+        }
+        std::istringstream rest(line.substr(close + 1));
+        char state = 0;
+        pid_t parent = 0;
+        rest >> state >> parent;
+        if (parent == pid && state != 'Z') {
+            children.insert(static_cast<pid_t>(std::stoi(name)));
+        }
+    }
+    return children;
+}
+
+// Waits until pid has `count` live children; returns the last set seen.
+std::set<pid_t> await_children(pid_t pid, std::size_t count) {
+    std::set<pid_t> children = children_of(pid);
+    for (const auto until = Clock::now() + 10s; children.size() != count && Clock::now() < until;) {
+        std::this_thread::sleep_for(20ms);
+        children = children_of(pid);
+    }
+    return children;
+}
+
+// "Complete requests:      20000" -> 20000 and "(Connect: 0, Receive: 3, ..." -> 3, from ab's
+// report.
+long ab_figure(const std::string& report, const std::string& label) {
+    std::smatch match;
+    if (!std::regex_search(report, match, std::regex(label + R"(:\s+(\d+))"))) {
+        return -1;
+    }
+    return std::stol(match[1]);
+}
+
+// ---- The loop never blocks ---------------------------------------------------------------------
+
+TEST(AsyncServer, HelloIsAnsweredAtOnceWhileEveryPoolConnectionIsBusy) {
+    const auto server = start();  // --db-pool 10: five /html take all ten connections
+    std::vector<std::unique_ptr<HttpConnection>> slow;
+    for (int i = 0; i < 6; ++i) {
+        slow.push_back(std::make_unique<HttpConnection>(server->port()));
+        slow.back()->send("GET /html?delay_ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    }
+    ASSERT_TRUE(pool_reaches(server->port(), "busy", 10));
+    ASSERT_TRUE(pool_reaches(server->port(), "queued", 2));  // the sixth waits for its turn
+
+    // The best of a few, so that a busy test machine cannot fail it; one answer under 50 ms
+    // while the database holds every connection is the proof that nothing waits on the loop.
+    std::chrono::milliseconds fastest = 1h;
+    for (int i = 0; i < 5; ++i) {
+        const HttpReply hello = http_get(server->port(), "/hello");
+        EXPECT_EQ(hello.status, 200u);
+        fastest = std::min(fastest, hello.elapsed);
+    }
+    EXPECT_LT(fastest, 50ms);
+    EXPECT_EQ(status_of(server->port())["async"]["pool"]["busy"], 10) << "the pool freed up early";
+
+    for (auto& connection : slow) {
+        const HttpReply reply = connection->read_reply();
+        EXPECT_EQ(reply.status, 200u);
+        EXPECT_EQ(reply.body.size(), 32581u);
+    }
+    EXPECT_EQ(server->stop(SIGTERM), 0) << server->stderr_text();
+}
+
+TEST(AsyncServer, AllTasksResponsesArriveBeforeAnyTaskTwoRuns) {
+    const auto server = start();
+    constexpr int kDemos = 100;
+    std::vector<std::unique_ptr<HttpConnection>> clients;
+    for (int i = 0; i < kDemos; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server->port()));
+        clients.back()->send("GET /tasks?delay_ms=2000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    }
+    for (auto& client : clients) {
+        const HttpReply reply = client->read_reply();
+        ASSERT_EQ(reply.status, 200u);
+        EXPECT_NE(reply.body.find("after this response was sent"), std::string::npos);
+    }
+    // Every response is in; task two is a timer 2 s out, so none of them may have run yet.
+    const std::string log = server->stderr_text();
+    EXPECT_EQ(count_of(log, ": task one\n"), std::size_t{kDemos});
+    EXPECT_EQ(count_of(log, ": task three\n"), std::size_t{kDemos});
+    EXPECT_EQ(count_of(log, ": task two"), 0u) << log;
+
+    // ... and they all run later.
+    std::string later;
+    for (const auto until = Clock::now() + 10s; Clock::now() < until;) {
+        later = server->stderr_text();
+        if (count_of(later, ": task two\n") == std::size_t{kDemos}) {
+            break;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(count_of(later, ": task two\n"), std::size_t{kDemos});
+    EXPECT_EQ(server->stop(SIGTERM), 0) << server->stderr_text();
+}
+
+TEST(AsyncServer, ServesEverythingOnOneThread) {
+    const auto server = start();
+    EXPECT_EQ(http_get(server->port(), "/html").status, 200u);
+    EXPECT_EQ(http_get(server->port(), "/tasks?delay_ms=100").status, 200u);
+    // With queries in flight on several pool connections and a timer pending.
+    HttpConnection busy(server->port());
+    busy.send("GET /html?delay_ms=500 HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(pool_reaches(server->port(), "busy", 2));
+    EXPECT_EQ(thread_count(server->pid()), 1);
+    EXPECT_EQ(busy.read_reply().status, 200u);
+    EXPECT_EQ(thread_count(server->pid()), 1);
+    EXPECT_EQ(status_of(server->port())["async"]["event_loop_threads"], 1);
+}
+
+// ---- The pool ----------------------------------------------------------------------------------
+
+TEST(AsyncServer, PoolOpensLazilyReusesAndRunsHtmlsQueriesAtOnce) {
+    const auto server = start();
+    auto status = status_of(server->port());
+    EXPECT_EQ(status["async"]["pool"]["open"], 0);
+    EXPECT_EQ(status["database"]["connects"], 0);
+
+    HttpConnection connection(server->port());
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(connection.request("GET", "/json").status, 200u);
+    }
+    status = status_of(server->port());
+    EXPECT_EQ(status["database"]["connects"], 1) << "one connection serves requests in turn";
+
+    // Both tables sleep 600 ms first, each on its own connection: done in one delay, not two.
+    const HttpReply html = connection.request("GET", "/html?delay_ms=600");
+    EXPECT_EQ(html.status, 200u);
+    EXPECT_GE(html.elapsed, 595ms);
+    EXPECT_LT(html.elapsed, 1150ms);
+    status = status_of(server->port());
+    EXPECT_EQ(status["database"]["connects"], 2);
+    EXPECT_EQ(status["async"]["pool"]["open"], 2);
+    EXPECT_EQ(status["async"]["pool"]["size"], 10);
+}
+
+TEST(AsyncServer, PastTheQueueLimitRequestsGet503AtOnce) {
+    const auto server = start({"--db-pool", "1", "--db-queue-limit", "1"});
+    HttpConnection holder(server->port());
+    holder.send("GET /json?delay_ms=800 HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(pool_reaches(server->port(), "busy", 1));
+    HttpConnection waiter(server->port());
+    waiter.send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(pool_reaches(server->port(), "queued", 1));
+
+    const HttpReply refused = http_get(server->port(), "/json");
+    EXPECT_EQ(refused.status, 503u);
+    EXPECT_EQ(refused.body, "database queue full\n");
+    EXPECT_FALSE(refused.header("retry-after").empty());
+    EXPECT_LT(refused.elapsed, 400ms);
+
+    EXPECT_EQ(holder.read_reply().status, 200u);
+    EXPECT_EQ(waiter.read_reply().status, 200u);
+    const auto status = status_of(server->port());
+    EXPECT_EQ(status["async"]["pool"]["rejected"], 1);
+    EXPECT_EQ(status["async"]["pool"]["queue_limit"], 1);
+    EXPECT_EQ(status["database"]["connects"], 1);
+}
+
+TEST(AsyncServer, StopsCleanlyAfterTimeoutsAndRejectionsWithTaskTwosPending) {
+    const auto server = start({"--db-pool", "1", "--db-queue-limit", "1", "--db-timeout", "0.5"});
+    // A query past --db-timeout: its connection is abandoned mid-query and reopened later.
+    HttpConnection slow(server->port());
+    slow.send("GET /json?delay_ms=3000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(pool_reaches(server->port(), "busy", 1));
+    HttpConnection queued(server->port());
+    queued.send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(pool_reaches(server->port(), "queued", 1));
+    EXPECT_EQ(http_get(server->port(), "/json").status, 503u);
+    EXPECT_EQ(slow.read_reply().status, 504u);
+    EXPECT_EQ(queued.read_reply().status, 200u);
+    EXPECT_EQ(http_get(server->port(), "/tasks?delay_ms=10000").status, 200u);
+    EXPECT_EQ(status_of(server->port())["async"]["pending_task_twos"], 1);
+
+    // Nothing in flight: the stop is prompt, drops task two, closes the pool, exits 0 (and,
+    // in the sanitizer builds, without a leak or an error report).
+    const auto asked = Clock::now();
+    EXPECT_EQ(server->stop(SIGTERM), 0) << server->stderr_text();
+    EXPECT_LT(Clock::now() - asked, 2s);
+    EXPECT_NE(server->stderr_text().find("task two dropped: server stopping"), std::string::npos);
+}
+
+// ---- Same bytes as the blocking server ----------------------------------------------------------
+
+// The index page names its server on one line (README: both pages are identical but for it);
+// that line is taken out before comparing.
+std::string without_server_line(const std::string& page, const std::string& server_name) {
+    std::istringstream in(page);
+    std::string kept;
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(server_name) == std::string::npos) {
+            kept += line + "\n";
+        }
+    }
+    return kept;
+}
+
+TEST(AsyncServer, BodiesAreIdenticalToTheBlockingServers) {
+    const auto async = start();
+    const ServerProcess blocking(binary_path("blocking-server"), {});
+    for (const char* target : {"/html", "/json", "/hello", "/factorial?n=20", "/factorial?n=40"}) {
+        SCOPED_TRACE(target);
+        const HttpReply a = http_get(async->port(), target);
+        const HttpReply b = http_get(blocking.port(), target);
+        EXPECT_EQ(a.status, 200u);
+        EXPECT_EQ(a.header("content-type"), b.header("content-type"));
+        EXPECT_TRUE(a.body == b.body) << "bodies differ";
+    }
+    const std::string a = http_get(async->port(), "/").body;
+    const std::string b = http_get(blocking.port(), "/").body;
+    EXPECT_NE(a, b);
+    EXPECT_EQ(without_server_line(a, "async-server"), without_server_line(b, "blocking-server"));
+}
+
+// ---- Cluster mode ----------------------------------------------------------------------------
+
+TEST(AsyncServer, ClusterKeepsServingWhenAWorkerIsKilledAndStopsOnSigterm) {
+    const auto cluster = start({"--workers", "2"});
+    const std::set<pid_t> workers = await_children(cluster->pid(), 2);
+    ASSERT_EQ(workers.size(), 2u);
+    for (const pid_t worker : workers) {
+        EXPECT_EQ(thread_count(worker), 1) << "each worker is one event loop";
+    }
+    std::set<int> answered_by;
+    for (int i = 0; i < 60 && answered_by.size() < 2; ++i) {
+        answered_by.insert(status_of(cluster->port())["pid"].get<int>());
+    }
+    EXPECT_EQ(answered_by.size(), 2u) << "the kernel spreads connections over both workers";
+
+    // ab -r: a connection the killed worker had accepted is reset; ab counts it and goes on.
+    constexpr long kRequests = 20000;
+    constexpr long kConcurrency = 20;
+    auto ab = std::async(std::launch::async, [&] {
+        std::string report;
+        run_command("ab -r -n " + std::to_string(kRequests) + " -c " +
+                        std::to_string(kConcurrency) +
+                        " http://127.0.0.1:" + std::to_string(cluster->port()) + "/hello",
+                    report);
+        return report;
+    });
+    std::this_thread::sleep_for(300ms);
+    const pid_t victim = *workers.begin();
+    ASSERT_EQ(::kill(victim, SIGKILL), 0);
+    const std::string report = ab.get();
+    EXPECT_EQ(ab_figure(report, "Complete requests"), kRequests) << report;
+    // Only the connections the victim held can break: at most ab's concurrency. (ab counts each
+    // broken one again under Length and Exceptions, so "Failed requests" is up to three times
+    // that.)
+    if (ab_figure(report, "Failed requests") > 0) {
+        EXPECT_LE(ab_figure(report, "Connect") + ab_figure(report, "Receive"), kConcurrency)
+            << report;
+    }
+
+    const std::set<pid_t> after = await_children(cluster->pid(), 2);
+    ASSERT_EQ(after.size(), 2u) << "no replacement worker";
+    EXPECT_EQ(after.count(victim), 0u);
+    EXPECT_NE(cluster->stderr_text().find("killed by signal 9; restarting"), std::string::npos);
+    for (int i = 0; i < 10; ++i) {
+        EXPECT_EQ(http_get(cluster->port(), "/hello").status, 200u);
+    }
+
+    EXPECT_EQ(cluster->stop(SIGTERM), 0);
+    for (const pid_t worker : after) {
+        EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(worker)))
+            << "worker " << worker << " outlived the cluster";
+    }
+}
+
+// ---- Flags and standalone ---------------------------------------------------------------------
+
+TEST(AsyncServer, BadModelFlagsPrintUsageAndExit2) {
+    for (const char* bad : {"--db-pool 0", "--db-pool 1001", "--db-queue-limit -1", "--workers 257",
+                            "--workers -1", "--concurrency 0"}) {
+        SCOPED_TRACE(bad);
+        std::string output;
+        EXPECT_EQ(run_command(binary_path(kBinary) + " " + bad, output), 2);
+        EXPECT_NE(output.find("Usage:"), std::string::npos) << output;
+        EXPECT_NE(output.find(std::string(bad).substr(0, std::string(bad).find(' '))),
+                  std::string::npos)
+            << output;
+    }
+}
+
+TEST(AsyncServer, StandaloneKeepsKIterationsInFlightOnTwoConnectionsEach) {
+    std::string output;
+    ASSERT_EQ(run_command(binary_path(kBinary) + " --standalone 30 --concurrency 3", output), 0)
+        << output;
+    EXPECT_NE(output.find("standalone: 30 iterations of the /html workload (2 queries, 32581 "
+                          "bytes rendered each), async model"),
+              std::string::npos)
+        << output;
+    EXPECT_NE(output.find("in flight\t3\ndb connections\t6\n"), std::string::npos) << output;
+    EXPECT_NE(output.find("standalone: 30/30"), std::string::npos) << output;
+
+    EXPECT_EQ(run_command(binary_path(kBinary) + " --standalone 5 --db-port 1", output), 1);
+    EXPECT_NE(output.find("standalone run failed: cannot connect"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace mb::test
