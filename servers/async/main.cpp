@@ -11,6 +11,7 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include <csignal>
+#include <ctime>
 #include <exception>
 #include <iostream>
 
@@ -49,6 +50,9 @@ int main(int argc, char* argv[]) {
     }
     // A client that disconnects must cost an error code, never the process.
     std::signal(SIGPIPE, SIG_IGN);
+    // glibc's strftime() (the Date header) reads /etc/localtime on first use: a file read the
+    // loop would otherwise do for the first response. Done here, before the loop runs.
+    tzset();
     mb::init_mysql_library();
     try {
         resolve_database_host(command_line.db);
