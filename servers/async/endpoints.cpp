@@ -16,17 +16,12 @@ awaitable<Response> Endpoints::respond(const Request& request, const ResponseSha
         co_return std::move(*ready);
     }
     const Route route = std::get<Route>(routed);
-    switch (route.endpoint) {
-        case Endpoint::html:
-            co_return co_await from_database(shape, html(shape, route.delay_ms));
-        case Endpoint::json:
-            co_return co_await from_database(shape, json(shape, route.delay_ms));
-        case Endpoint::tasks:
-            co_return tasks(shape, route.delay_ms);
-        default:
-            break;
+    if (route.endpoint == Endpoint::tasks) {
+        co_return tasks(shape, route.delay_ms);
     }
-    co_return handler_.error(shape, {http::status::internal_server_error, "unrouted endpoint"});
+    co_return co_await from_database(shape, route.endpoint == Endpoint::html
+                                                ? html(shape, route.delay_ms)
+                                                : json(shape, route.delay_ms));
 }
 
 awaitable<Response> Endpoints::from_database(const ResponseShape& shape, awaitable<Response> work) {

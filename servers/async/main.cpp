@@ -23,9 +23,12 @@ constexpr const char* kProgram = "async-server";
 // must never block, so a name is resolved once here, before the loop starts; "localhost" means
 // the unix socket to the library and is left alone.
 void resolve_database_host(mb::DbConfig& db) {
-    boost::system::error_code not_numeric;
-    if (!db.socket.empty() || db.host == "localhost" ||
-        (boost::asio::ip::make_address(db.host, not_numeric), !not_numeric)) {
+    if (!db.socket.empty() || db.host == "localhost") {
+        return;
+    }
+    boost::system::error_code not_an_address;
+    boost::asio::ip::make_address(db.host, not_an_address);
+    if (!not_an_address) {
         return;
     }
     boost::asio::io_context io;

@@ -49,7 +49,7 @@ Server::Server(asio::io_context& io, const tcp::endpoint& endpoint, bool reuse_p
 void Server::start() {
     asio::co_spawn(acceptor_.get_executor(), accept_loop(), [](std::exception_ptr e) {
         if (e) {
-            std::rethrow_exception(e);  // out of io_context::run(): a bug, not a condition
+            std::rethrow_exception(e);  // out of io_context::run(): see Worker::run()
         }
     });
 }

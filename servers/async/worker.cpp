@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <system_error>
 
@@ -37,7 +38,15 @@ int Worker::run() {
     server_.start();
     wait_for_signal();
     announce();
-    io_.run();
+    try {
+        io_.run();
+    } catch (const std::exception& e) {
+        // Only a bug gets here (the accept loop and every session handle their own errors).
+        // Coroutines still suspended on the loop hold pool leases and sessions; destroying them
+        // now would touch objects already gone, so leave without a teardown.
+        log_event(std::string("fatal: ") + e.what());
+        std::_Exit(1);
+    }
     // Stopped. A further SIGINT/SIGTERM (impatient users, supervisors) must not turn a clean
     // exit into death by signal once the signal_set gives the default action back: block them.
     sigset_t stop_signals;
