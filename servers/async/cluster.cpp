@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace mb::async {
@@ -49,6 +50,7 @@ class Descriptor {
     Descriptor(const Descriptor&) = delete;
     Descriptor& operator=(const Descriptor&) = delete;
     int get() const { return fd_; }
+    int release() { return std::exchange(fd_, -1); }
     void reset() {
         if (fd_ >= 0) {
             ::close(fd_);
@@ -107,23 +109,37 @@ class Supervisor {
     // one concrete port and the port stays ours while a worker restarts.
     void reserve_port() {
         endpoint_ = resolve_listen_address(command_line_.http.listen);
-        reserved_ = std::make_unique<Descriptor>(
-            ::socket(endpoint_.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+        // With SO_REUSEPORT this cluster could silently join the listeners of another server
+        // that already has the port (same user, same option): a plain bind tells first.
+        if (endpoint_.port() != 0) {
+            const Descriptor probe(bind_socket(false));
+        }
+        reserved_ = std::make_unique<Descriptor>(bind_socket(true));
         const int fd = reserved_->get();
-        const int on = 1;
-        if (fd < 0 || ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
-            ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0) {
-            throw_errno("socket");
-        }
-        if (::bind(fd, endpoint_.data(), static_cast<socklen_t>(endpoint_.size())) != 0) {
-            throw_errno(("bind " + command_line_.http.listen.host).c_str());
-        }
         sockaddr_storage bound{};
         socklen_t length = sizeof bound;
         ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
         endpoint_.resize(length);
         std::copy_n(reinterpret_cast<const char*>(&bound), length,
                     reinterpret_cast<char*>(endpoint_.data()));
+    }
+
+    // A socket bound (not listening) to endpoint_, with SO_REUSEPORT or without.
+    int bind_socket(bool reuse_port) {
+        Descriptor socket(::socket(endpoint_.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+        const int on = 1;
+        if (socket.get() < 0 ||
+            ::setsockopt(socket.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+            (reuse_port &&
+             ::setsockopt(socket.get(), SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0)) {
+            throw_errno("socket");
+        }
+        if (::bind(socket.get(), endpoint_.data(), static_cast<socklen_t>(endpoint_.size())) != 0) {
+            const int error = errno;  // before the message's allocations can change it
+            throw std::system_error(error, std::generic_category(),
+                                    "cannot listen on " + to_string(endpoint_));
+        }
+        return socket.release();
     }
 
     // The supervisor takes its signals from a signalfd; workers get the default mask back.

@@ -21,6 +21,10 @@ constexpr auto kAcceptRetryPause = std::chrono::milliseconds(100);
 
 }  // namespace
 
+std::string to_string(const tcp::endpoint& endpoint) {
+    return listen_url({endpoint.address().to_string(), endpoint.port()});
+}
+
 tcp::endpoint resolve_listen_address(const ListenAddress& address) {
     asio::io_context io;
     tcp::resolver resolver(io);
@@ -42,8 +46,14 @@ Server::Server(asio::io_context& io, const tcp::endpoint& endpoint, bool reuse_p
                                               "setsockopt(SO_REUSEPORT)");
         }
     }
-    acceptor_.bind(endpoint);
-    acceptor_.listen(http.backlog);
+    error_code ec;
+    acceptor_.bind(endpoint, ec);
+    if (!ec) {
+        acceptor_.listen(http.backlog, ec);
+    }
+    if (ec) {
+        throw boost::system::system_error(ec, "cannot listen on " + to_string(endpoint));
+    }
 }
 
 void Server::start() {

@@ -17,11 +17,14 @@
 
 #include <functional>
 #include <list>
+#include <string>
 
 namespace mb::async {
 
 // The endpoint --listen names; a host name is resolved here, before any event loop runs.
 asio::ip::tcp::endpoint resolve_listen_address(const ListenAddress& address);
+// "http://127.0.0.1:8082/", for messages.
+std::string to_string(const asio::ip::tcp::endpoint& endpoint);
 
 class Server {
   public:
