@@ -217,14 +217,22 @@ TEST(AsyncServer, PoolOpensLazilyReusesAndRunsHtmlsQueriesAtOnce) {
     EXPECT_EQ(status["async"]["pool"]["size"], 10);
 }
 
+// On a --db-pool 1 --db-queue-limit 1 server: a /json?delay_ms= that holds the one connection,
+// and a /json waiting in the one queue place. Their replies are left to read.
+std::pair<std::unique_ptr<HttpConnection>, std::unique_ptr<HttpConnection>> occupy_pool_and_queue(
+    std::uint16_t port, unsigned delay_ms) {
+    auto holder = std::make_unique<HttpConnection>(port);
+    holder->send("GET /json?delay_ms=" + std::to_string(delay_ms) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_TRUE(pool_reaches(port, "busy", 1));
+    auto waiter = std::make_unique<HttpConnection>(port);
+    waiter->send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_TRUE(pool_reaches(port, "queued", 1));
+    return {std::move(holder), std::move(waiter)};
+}
+
 TEST(AsyncServer, PastTheQueueLimitRequestsGet503AtOnce) {
     const auto server = start({"--db-pool", "1", "--db-queue-limit", "1"});
-    HttpConnection holder(server->port());
-    holder.send("GET /json?delay_ms=800 HTTP/1.1\r\nHost: x\r\n\r\n");
-    ASSERT_TRUE(pool_reaches(server->port(), "busy", 1));
-    HttpConnection waiter(server->port());
-    waiter.send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n");
-    ASSERT_TRUE(pool_reaches(server->port(), "queued", 1));
+    const auto [holder, waiter] = occupy_pool_and_queue(server->port(), 800);
 
     const HttpReply refused = http_get(server->port(), "/json");
     EXPECT_EQ(refused.status, 503u);
@@ -232,8 +240,8 @@ TEST(AsyncServer, PastTheQueueLimitRequestsGet503AtOnce) {
     EXPECT_FALSE(refused.header("retry-after").empty());
     EXPECT_LT(refused.elapsed, 400ms);
 
-    EXPECT_EQ(holder.read_reply().status, 200u);
-    EXPECT_EQ(waiter.read_reply().status, 200u);
+    EXPECT_EQ(holder->read_reply().status, 200u);
+    EXPECT_EQ(waiter->read_reply().status, 200u);
     const auto status = status_of(server->port());
     EXPECT_EQ(status["async"]["pool"]["rejected"], 1);
     EXPECT_EQ(status["async"]["pool"]["queue_limit"], 1);
@@ -243,15 +251,10 @@ TEST(AsyncServer, PastTheQueueLimitRequestsGet503AtOnce) {
 TEST(AsyncServer, StopsCleanlyAfterTimeoutsAndRejectionsWithTaskTwosPending) {
     const auto server = start({"--db-pool", "1", "--db-queue-limit", "1", "--db-timeout", "0.5"});
     // A query past --db-timeout: its connection is abandoned mid-query and reopened later.
-    HttpConnection slow(server->port());
-    slow.send("GET /json?delay_ms=3000 HTTP/1.1\r\nHost: x\r\n\r\n");
-    ASSERT_TRUE(pool_reaches(server->port(), "busy", 1));
-    HttpConnection queued(server->port());
-    queued.send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n");
-    ASSERT_TRUE(pool_reaches(server->port(), "queued", 1));
+    const auto [slow, queued] = occupy_pool_and_queue(server->port(), 3000);
     EXPECT_EQ(http_get(server->port(), "/json").status, 503u);
-    EXPECT_EQ(slow.read_reply().status, 504u);
-    EXPECT_EQ(queued.read_reply().status, 200u);
+    EXPECT_EQ(slow->read_reply().status, 504u);
+    EXPECT_EQ(queued->read_reply().status, 200u);
     EXPECT_EQ(http_get(server->port(), "/tasks?delay_ms=10000").status, 200u);
     EXPECT_EQ(status_of(server->port())["async"]["pending_task_twos"], 1);
 
