@@ -1,6 +1,7 @@
 #include "tests/support/http_client.hpp"
 
 #include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -35,7 +36,7 @@ bool readable_within(tcp::socket& socket, std::chrono::milliseconds wait) {
 // Asio's synchronous reads ignore SO_RCVTIMEO (after EAGAIN they poll() with no timeout), so a
 // reply is read through this stream, which waits at most until the deadline before each read.
 class DeadlineStream {
-public:
+  public:
     DeadlineStream(tcp::socket& socket, std::chrono::steady_clock::time_point deadline)
         : socket_(socket), deadline_(deadline) {}
 
@@ -60,7 +61,7 @@ public:
         return n;
     }
 
-private:
+  private:
     tcp::socket& socket_;
     std::chrono::steady_clock::time_point deadline_;
 };
@@ -79,14 +80,22 @@ void HttpConnection::send(std::string_view raw) {
 }
 
 HttpReply HttpConnection::read_reply(bool head) {
+    beast::error_code ec;
+    HttpReply reply = read_reply(head, ec);
+    if (ec) {
+        throw std::runtime_error("reading the response failed: " + ec.message());
+    }
+    return reply;
+}
+
+HttpReply HttpConnection::read_reply(bool head, beast::error_code& ec) {
     http::response_parser<http::string_body> parser;
     parser.body_limit(64 * 1024 * 1024);
     parser.skip(head);
-    beast::error_code ec;
     DeadlineStream stream(socket_, std::chrono::steady_clock::now() + timeout_);
     http::read(stream, buffer_, parser, ec);
     if (ec) {
-        throw std::runtime_error("reading the response failed: " + ec.message());
+        return {};
     }
     const auto& message = parser.get();
     HttpReply reply;
@@ -100,6 +109,30 @@ HttpReply HttpConnection::read_reply(bool head) {
     reply.body = message.body();
     reply.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - sent_at_);
+    return reply;
+}
+
+void HttpConnection::send_best_effort(std::string_view raw) {
+    sent_at_ = std::chrono::steady_clock::now();
+    boost::system::error_code ec;
+    boost::asio::write(socket_, boost::asio::buffer(raw.data(), raw.size()), ec);
+}
+
+void HttpConnection::finish_sending() {
+    boost::system::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+}
+
+std::optional<HttpReply> HttpConnection::try_read_reply(bool head) {
+    beast::error_code ec;
+    HttpReply reply = read_reply(head, ec);
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset) {
+        return std::nullopt;
+    }
+    if (ec) {
+        throw std::runtime_error("reading the response failed: " + ec.message());
+    }
     return reply;
 }
 

@@ -4,11 +4,13 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,7 +31,7 @@ struct HttpReply {
 };
 
 class HttpConnection {
-public:
+  public:
     explicit HttpConnection(std::uint16_t port,
                             std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
@@ -42,12 +44,21 @@ public:
     HttpReply request(std::string_view method, std::string_view target, unsigned version = 11,
                       std::string_view extra_headers = {});
 
+    // For hostile input: sends what the server accepts and ignores a write that fails because the
+    // server already answered and closed; finish_sending() half-closes our side.
+    void send_best_effort(std::string_view raw);
+    void finish_sending();
+    // Reads one response, or nullopt when the server closed (or reset) without one.
+    std::optional<HttpReply> try_read_reply(bool head = false);
+
     // True when the server sends something (or closes) within wait; reads nothing.
     bool readable_within(std::chrono::milliseconds wait);
     // True when the server closes the connection (EOF or reset) within wait.
     bool closed_by_server(std::chrono::milliseconds wait);
 
-private:
+  private:
+    HttpReply read_reply(bool head, boost::beast::error_code& ec);
+
     boost::asio::io_context io_;
     boost::asio::ip::tcp::socket socket_{io_};
     boost::beast::flat_buffer buffer_;
