@@ -179,6 +179,9 @@ class Prober {
 
     void done(Clock::time_point sent, bool ok) {
         --in_flight_;
+        if (stopped_) {
+            return;  // answered after the run ended: already counted as unanswered
+        }
         if (ok) {
             latencies_ms.push_back(
                 std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
