@@ -61,6 +61,9 @@ ab -c 20 -n 2000 $url/html
 ab -c 200 -n 20000 $url/html
 $siege -c 200 -d 1 -t 60S $url/html
 
+# siege 4.0.7 sometimes hangs after "Lifting the server siege..." (JoeDog/siege#4, a glibc
+# thread-cancellation bug): then only kill -9 stops it, and it prints no summary.
+
 # E4 /json: the orders table as JSON (14 KB)
 ab -c 200 -n 20000 $url/json
 $siege -c 500 -d 1 -t 60S $url/json

@@ -69,10 +69,11 @@ def ab(report_text, percentile_csv_text):
 
 
 SIEGE_LINE = re.compile(r"^HTTP/\d\.\d (\d{3})\s+([\d.]+) secs:\s+(\d+) bytes ==> (\w+)\s+(\S+)")
+SIEGE_DONE = "Lifting the server siege"
 
 
-def siege(transactions_text, summary_text):
-    """siege -v: one line per transaction on stdout, the summary on stderr."""
+def _siege_summary(summary_text):
+    """The figures of siege's own summary (stderr)."""
     def value(label, cast=float):
         return _number(rf"^{label}:\s+([\d.]+)", summary_text, label, cast)
 
@@ -91,18 +92,50 @@ def siege(transactions_text, summary_text):
     # over elapsed time) keeps the precision, so the mean follows from Little's law.
     rate = figures["requests_per_s"]
     figures["mean_ms"] = round(1000.0 * figures["siege_concurrency"] / rate, 2) if rate else 0.0
-    codes, times = [], []
+    return figures
+
+
+def _summary_from_lines(transactions, summary_text, elapsed_s):
+    """What siege's summary would have said, from its transaction lines and error messages."""
+    times = [ms for _, ms, _ in transactions]
+    failed = sum(1 for line in summary_text.splitlines() if line.startswith("[error]"))
+    complete = len(transactions)
+    return {
+        "complete": complete,
+        "availability_pct": round(100.0 * complete / max(complete + failed, 1), 2),
+        "duration_s": round(elapsed_s, 2),
+        "requests_per_s": round(complete / elapsed_s, 2),
+        "transfer_kib_s": round(sum(size for _, _, size in transactions) / 1024 / elapsed_s, 1),
+        "siege_concurrency": round(sum(times) / 1000 / elapsed_s, 2),
+        "successful": sum(1 for code, _, _ in transactions if code < 400),
+        "failed": failed,
+        "max_ms": max(times),
+        "mean_ms": round(sum(times) / complete, 2),
+    }
+
+
+def siege(transactions_text, summary_text, elapsed_s):
+    """siege -v: one line per transaction on stdout, the summary on stderr. When siege hung
+    after its run and printed no summary, the summary's figures come from those lines, over
+    elapsed_s (the time until siege announced the end)."""
+    transactions = []
     for line in transactions_text.splitlines():
         match = SIEGE_LINE.match(line)
         if match:
-            codes.append(int(match.group(1)))
-            times.append(float(match.group(2)) * 1000)
-    if not times:
+            transactions.append(
+                (int(match.group(1)), float(match.group(2)) * 1000, int(match.group(3))))
+    if not transactions:
         raise ParseError("siege printed no transaction lines (is -v given?)")
-    times.sort()
+    if re.search(r"^Transactions:", summary_text, re.MULTILINE):
+        figures = _siege_summary(summary_text)
+    elif SIEGE_DONE in summary_text:
+        figures = _summary_from_lines(transactions, summary_text, elapsed_s)
+    else:
+        raise ParseError("siege printed no summary and never ended its run")
+    times = sorted(ms for _, ms, _ in transactions)
     for p in (50, 90, 99):
         figures[f"p{p}_ms"] = _percentile(times, p)
-    figures["non2xx"] = sum(1 for c in codes if not 200 <= c < 300)
+    figures["non2xx"] = sum(1 for code, _, _ in transactions if not 200 <= code < 300)
     figures["failed_length"] = 0
     figures["failed_other"] = figures["failed"]
     return figures

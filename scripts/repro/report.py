@@ -120,9 +120,10 @@ def load_rows(results, ids, extra=()):
     return rows
 
 
-def client_limits(results, ids):
-    """A note for each run whose load tool used most of a core: there it measured itself."""
-    notes = []
+def table_notes(results, ids):
+    """Notes under a table: what happened to a run (a hung tool), and runs whose load tool used
+    most of a core, where it rather than the server was measured."""
+    notes = [f"`{i}`: {results.runs[i]['note']}." for i in ids if results.runs[i].get("note")]
     for run_id in ids:
         cpu = results.figure(run_id, "client_cpu_pct_core")
         if cpu is not None and cpu >= 90:
@@ -189,7 +190,7 @@ def section_e1b(results):
         f"replicated on every core (`--workers 0`, {results.cores} workers here).",
         "",
         table(["value"] + columns, load_rows(results, ids)),
-    ] + client_limits(results, ids) + [
+    ] + table_notes(results, ids) + [
         "",
         "The blog's figures (four cores, 2011), for the shape rather than the values; at -c 1 it "
         "measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):",
@@ -213,7 +214,7 @@ def section_e2(results):
         "",
         table(["value"] + [results.label(results.runs[i]["server"]) for i in ids],
               load_rows(results, ids)),
-    ] + client_limits(results, ids) + [""])
+    ] + table_notes(results, ids) + [""])
 
 
 def section_e3(results):
@@ -240,8 +241,7 @@ def section_e3(results):
         "'Failed requests (Length)'; the blog saw 970 of 1000. `-l` accepts varying lengths.",
         "",
         table(["value"] + columns, load_rows(results, ids, extra)),
-        "",
-    ])
+    ] + table_notes(results, ids) + [""])
 
 
 def section_e4(results):
@@ -280,8 +280,7 @@ def section_e4(results):
             "",
             table(["value"] + [results.label(results.runs[i]["server"]) for i in ids],
                   load_rows(results, ids, extra)),
-            "",
-        ]
+        ] + table_notes(results, ids) + [""]
     if not parts and not siege_part:
         return ""
     delay = next((results.figure(f"e4-tasks-{s}", "delay_ms") for s in ("blocking", "async")
