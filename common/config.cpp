@@ -94,7 +94,7 @@ CommandLine::CommandLine(std::string program, std::string summary, std::uint16_t
         ("keepalive-timeout", po::value<double>(&keepalive_timeout_s_)->default_value(5),
          "seconds an idle keep-alive connection is kept")
         ("timeout", po::value<double>(&io_timeout_s_)->default_value(30),
-         "seconds a stalled read or write may take")
+         "seconds to receive a whole request, or to send a whole response")
         ("access-log", po::value<std::string>(&http.access_log)->value_name("FILE"),
          "write an Apache Common Log Format line per request to FILE");
     db_.add_options()

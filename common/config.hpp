@@ -37,7 +37,7 @@ struct HttpConfig {
     int backlog = 511;  // Apache's ListenBacklog
     bool keepalive = true;
     std::chrono::milliseconds keepalive_timeout{5000};
-    std::chrono::milliseconds io_timeout{30000};  // --timeout: a stalled read or write
+    std::chrono::milliseconds io_timeout{30000};  // --timeout: a whole request or response
     std::string access_log;                       // empty: off
 };
 

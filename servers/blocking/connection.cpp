@@ -10,7 +10,7 @@
 namespace mb::blocking {
 
 Connection::Connection(int fd, std::string peer, const ConnectionSettings& settings)
-    : stream_(fd, settings.http.io_timeout),
+    : stream_(fd),
       peer_(std::move(peer)),
       settings_(settings),
       handler_(settings.handler),
@@ -29,6 +29,9 @@ void Connection::run() {
         RequestParser parser;
         apply_request_limits(parser);
         boost::beast::error_code ec;
+        // --timeout bounds the whole request from its first byte, as Apache's RequestReadTimeout
+        // and Node's headersTimeout do: a client that trickles bytes cannot keep this worker.
+        stream_.expires_after(settings_.http.io_timeout);
         http::read(stream_, buffer_, parser, ec);
         if (ec) {
             if (is_request_error(ec)) {
@@ -54,6 +57,7 @@ bool Connection::answer(const Request& request) {
         response.keep_alive(false);
     }
     boost::beast::error_code ec;
+    stream_.expires_after(settings_.http.io_timeout);
     http::write(stream_, response, ec);
     handler_.request_finished(peer_, request_line(request), response.result_int(),
                               response.body().size());
@@ -101,6 +105,7 @@ void Connection::reject(const boost::beast::error_code& ec, const RequestParser&
     const Response response = handler_.error(ResponseShape{11, false, false},
                                              error_for_read_failure(ec, parser, received));
     boost::beast::error_code write_ec;
+    stream_.expires_after(settings_.http.io_timeout);
     http::write(stream_, response, write_ec);
     handler_.request_finished(peer_, line, response.result_int(), response.body().size());
     if (!write_ec) {

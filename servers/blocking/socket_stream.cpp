@@ -25,14 +25,16 @@ int milliseconds_left(Clock::time_point deadline) {
 
 }  // namespace
 
-SocketStream::SocketStream(int fd, std::chrono::milliseconds io_timeout)
-    : fd_(fd), io_timeout_(io_timeout) {}
+SocketStream::SocketStream(int fd) : fd_(fd) {}
 
 SocketStream::~SocketStream() { ::close(fd_); }
 
+void SocketStream::expires_after(std::chrono::milliseconds timeout) {
+    deadline_ = Clock::now() + timeout;
+}
+
 template <class Io>
 ssize_t SocketStream::retry_until_done(short events, Io&& io, boost::beast::error_code& ec) {
-    const auto deadline = Clock::now() + io_timeout_;
     for (;;) {
         const ssize_t n = io();
         if (n >= 0) {
@@ -47,7 +49,8 @@ ssize_t SocketStream::retry_until_done(short events, Io&& io, boost::beast::erro
             return -1;
         }
         pollfd entry{fd_, events, 0};
-        const int ready = ::poll(&entry, 1, milliseconds_left(deadline));
+        const int ready = ::poll(
+            &entry, 1, deadline_ == Clock::time_point::max() ? -1 : milliseconds_left(deadline_));
         if (ready == 0) {
             ec = boost::asio::error::timed_out;
             return -1;

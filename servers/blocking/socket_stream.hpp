@@ -1,9 +1,11 @@
-// One accepted TCP connection as a Beast SyncReadStream / SyncWriteStream with deadlines.
+// One accepted TCP connection as a Beast SyncReadStream / SyncWriteStream with a deadline.
 //
 // Beast's synchronous operations have no timeouts, and Asio's synchronous socket calls defeat
 // SO_RCVTIMEO (after EAGAIN they poll() with no timeout). So, as APR does for Apache, the socket
-// is non-blocking and every call that would block waits in poll() for at most --timeout: the
-// worker thread still blocks, but a stalled peer costs it that long, not forever.
+// is non-blocking and every call that would block waits in poll(), at most until the deadline
+// set with expires_after(). The deadline covers every call until it is set again, as
+// beast::tcp_stream's does: a whole request or a whole response, not each read, so a client that
+// sends one byte a second cannot keep the worker thread forever (slowloris).
 #pragma once
 
 #include "servers/blocking/stop_signal.hpp"
@@ -21,14 +23,17 @@ namespace mb::blocking {
 
 class SocketStream {
   public:
-    // Takes ownership of fd, a connected non-blocking socket.
-    SocketStream(int fd, std::chrono::milliseconds io_timeout);
+    // Takes ownership of fd, a connected non-blocking socket. No deadline until expires_after().
+    explicit SocketStream(int fd);
     ~SocketStream();
     SocketStream(const SocketStream&) = delete;
     SocketStream& operator=(const SocketStream&) = delete;
 
+    // Reads and writes from now on fail with net::error::timed_out once timeout has passed.
+    void expires_after(std::chrono::milliseconds timeout);
+
     // SyncReadStream: reads into the first non-empty buffer. EOF is net::error::eof (Beast turns
-    // it into end_of_stream), a stall past the I/O timeout is net::error::timed_out.
+    // it into end_of_stream), waiting past the deadline is net::error::timed_out.
     template <class MutableBufferSequence>
     std::size_t read_some(const MutableBufferSequence& buffers, boost::beast::error_code& ec) {
         for (auto it = boost::asio::buffer_sequence_begin(buffers);
@@ -85,13 +90,13 @@ class SocketStream {
     std::size_t receive(void* data, std::size_t size, boost::beast::error_code& ec);
     std::size_t send(const iovec* iov, std::size_t count, boost::beast::error_code& ec);
     // Retries io (a recv or send on the socket) until it does not fail with EINTR or EAGAIN,
-    // waiting in poll() for events when it would block; -1 with ec set on error or timeout.
+    // waiting in poll() for events when it would block; -1 with ec set on error or deadline.
     template <class Io>
     ssize_t retry_until_done(short events, Io&& io, boost::beast::error_code& ec);
     static std::size_t value_or_throw(std::size_t n, const boost::beast::error_code& ec);
 
     int fd_;
-    std::chrono::milliseconds io_timeout_;
+    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 }  // namespace mb::blocking
