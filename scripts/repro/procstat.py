@@ -1,4 +1,4 @@
-"""CPU, threads and memory of the processes under test, read from /proc while a run goes.
+"""CPU, threads, descriptors and memory of the processes under test, read from /proc.
 
 CPU comes from utime+stime in /proc/PID/stat (clock ticks), so a run's figure is exact to a
 tick whatever the sampling rate; threads are sampled (peak of the sum over the process tree);
@@ -36,15 +36,37 @@ def _parent(fields):
     return int(fields[1])
 
 
-def _peak_rss_kib(pid):
+def status_number(pid, key):
+    """A number of /proc/PID/status (VmRSS: KiB resident now, VmHWM: its peak; Threads), or
+    None when the process is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return None
+
+
+def snapshot(pid):
+    """What one process holds now: threads (the kernel's counter in /proc/PID/status), open
+    descriptors, RSS and peak RSS (KiB); None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            status = dict(line.split(":", 1) for line in f if ":" in line)
+        fds = len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+    return {"threads": int(status["Threads"]), "fds": fds,
+            "rss_kib": int(status["VmRSS"].split()[0]),
+            "peak_rss_kib": int(status["VmHWM"].split()[0])}
+
+
+def tree_rss_kib(pid, with_children=False):
+    """Resident memory of a process (and its children) right now, in KiB."""
+    members = [pid] + (_children(pid) if with_children else [])
+    return sum(status_number(member, "VmRSS") or 0 for member in members)
 
 
 def _children(pid):
@@ -90,7 +112,7 @@ class ProcessTree:
             self._start_ticks.setdefault(pid, ticks if first else 0)
             self._last_ticks[pid] = ticks
             threads += _threads(fields)
-            rss = _peak_rss_kib(pid)
+            rss = status_number(pid, "VmHWM")
             if rss is not None:
                 self._peak_rss[pid] = rss
         self.peak_threads = max(self.peak_threads, threads)
