@@ -1,7 +1,7 @@
 // The endpoint contract (README, "The endpoint contract") checked against the built server
 // binaries over real sockets and the private MariaDB: status, headers and body of every endpoint,
 // HEAD, every error code, keep-alive, the database faults and shutdown. One instance of the suite
-// per server kind; a new server joins with one line in contract_servers().
+// per server kind (tests/support/server_kinds.hpp).
 #include "common/config.hpp"
 #include "common/factorial.hpp"
 #include "common/mysql_connection.hpp"
@@ -9,6 +9,7 @@
 #include "common/workload.hpp"
 #include "tests/support/flag_checks.hpp"
 #include "tests/support/http_client.hpp"
+#include "tests/support/server_kinds.hpp"
 #include "tests/support/server_process.hpp"
 
 #include <nlohmann/json.hpp>
@@ -33,31 +34,6 @@ namespace mb::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-struct ContractServer {
-    std::string model;              // "blocking" | "async"
-    std::string binary;             // file name in the build's bin/
-    std::vector<std::string> args;  // given to every start
-    // The ways this server can use the database; tests that touch the database run each.
-    std::vector<std::vector<std::string>> db_variants;
-    // The port of the MariaDB instance the outage test stops (var/mariadb-<model>): one per
-    // server, so that the suite's instances may run side by side (ctest -j).
-    std::string fault_db_port;
-};
-
-// gtest prints a test's parameter on failure: the model says which server it was.
-void PrintTo(const ContractServer& server, std::ostream* out) { *out << server.model; }
-
-std::vector<ContractServer> contract_servers() {
-    return {
-        {"blocking",
-         "blocking-server",
-         {},
-         {{"--db-connection", "per-request"}, {"--db-connection", "persistent"}},
-         "3311"},
-        {"async", "async-server", {}, {{}}, "3312"},
-    };
-}
 
 std::string variant_name(const std::vector<std::string>& variant) {
     std::string name;
@@ -115,7 +91,7 @@ void expect_error(const HttpReply& reply, unsigned status, const std::string& mo
     EXPECT_EQ(reply.header("content-length"), std::to_string(reply.body.size()));
 }
 
-class ServerContract : public ::testing::TestWithParam<ContractServer> {
+class ServerContract : public ::testing::TestWithParam<ServerKind> {
   protected:
     const std::string& model() const { return GetParam().model; }
 
@@ -569,7 +545,7 @@ TEST_P(ServerContract, SigintExits0) {
 // disturbs no one else; MODELBENCH_FAULT_DB_DIR / _PORT override where it lives.
 class FaultDatabase {
   public:
-    explicit FaultDatabase(const ContractServer& server) {
+    explicit FaultDatabase(const ServerKind& server) {
         const char* dir = std::getenv("MODELBENCH_FAULT_DB_DIR");
         const char* port = std::getenv("MODELBENCH_FAULT_DB_PORT");
         dir_ = dir != nullptr ? dir : "var/mariadb-" + server.model;
@@ -633,8 +609,8 @@ TEST_P(ServerContract, DatabaseStoppedIs503AndTheServerRecoversWhenItIsBack) {
     database.run("stop");
 }
 
-INSTANTIATE_TEST_SUITE_P(Servers, ServerContract, ::testing::ValuesIn(contract_servers()),
-                         [](const auto& info) { return info.param.model; });
+INSTANTIATE_TEST_SUITE_P(Servers, ServerContract, ::testing::ValuesIn(server_kinds()),
+                         [](const auto& info) { return server_kind_name(info.param); });
 
 }  // namespace
 }  // namespace mb::test
