@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The test command: from a fresh clone, installs dependencies, builds, starts the private MariaDB,
 # runs every CTest test on the Release build and again on AddressSanitizer+UBSan and
-# ThreadSanitizer builds, stops the database it started (even when tests fail), and exits with
-# the tests' status.
+# ThreadSanitizer builds, fuzzes the request parser for 60 s, stops the database it started
+# (even when tests fail), and exits with the tests' status.
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    the Release build only
+#   scripts/test.sh --quick    the Release build's CTest tests only
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 variants=(release asan tsan)
+quick=0
 case "${1:-}" in
     "") ;;
-    --quick) variants=(release) ;;
+    --quick) variants=(release); quick=1 ;;
     -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
@@ -57,4 +58,9 @@ for variant in "${variants[@]}"; do
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir "$dir" --output-on-failure --timeout 300 "${label_args[@]}" || status=1
 done
+
+if [ "$quick" -eq 0 ]; then
+    echo "== fuzz: the request parser and router, 60 s"
+    bash scripts/fuzz.sh 60 || status=1
+fi
 exit $status
