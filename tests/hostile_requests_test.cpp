@@ -2,51 +2,25 @@
 // case on its own connection and again pipelined behind a valid request. Every case must get its
 // contract status or a closed connection, and the server must still answer /hello afterwards
 // without having leaked a descriptor.
+#include "tests/support/hostile_corpus.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_kinds.hpp"
 #include "tests/support/server_process.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 namespace mb::test {
 namespace {
-
-struct CorpusCase {
-    std::string file;
-    std::string expected;  // a status code, or "close"
-    std::string bytes;
-};
-
-std::vector<CorpusCase> load_corpus() {
-    const std::string dir = std::string(MODELBENCH_SOURCE_DIR) + "/tests/hostile/";
-    std::ifstream manifest(dir + "expected.txt");
-    std::vector<CorpusCase> cases;
-    std::string line;
-    while (std::getline(manifest, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream fields(line);
-        CorpusCase c;
-        fields >> c.file >> c.expected;
-        std::ifstream in(dir + c.file, std::ios::binary);
-        std::stringstream bytes;
-        bytes << in.rdbuf();
-        c.bytes = bytes.str();
-        cases.push_back(std::move(c));
-    }
-    return cases;
-}
 
 class HostileRequests : public ::testing::TestWithParam<ServerKind> {
   protected:
     void SetUp() override {
         server_ = std::make_unique<ServerProcess>(binary_path(GetParam().binary),
                                                   std::vector<std::string>{"--timeout", "5"});
-        corpus_ = load_corpus();
+        corpus_ = load_hostile_corpus();
         ASSERT_GE(corpus_.size(), 25u);
     }
 
