@@ -3,6 +3,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -29,7 +31,7 @@ WorkerThreads::WorkerThreads(unsigned max_workers, std::size_t stack_bytes)
 
 WorkerThreads::~WorkerThreads() {
     std::unique_lock lock(mutex_);
-    join_finished(lock);
+    join_finished(lock, true);
     pthread_attr_destroy(&attributes_);
 }
 
@@ -37,7 +39,9 @@ bool WorkerThreads::wait_for_slot() {
     std::unique_lock lock(mutex_);
     bool counted = false;
     for (;;) {
-        join_finished(lock);
+        // Below the cap a new client need not wait for ended threads to be gone: only those
+        // already gone are joined. At the cap, every ended thread is waited for.
+        join_finished(lock, live_ >= max_workers_);
         if (released_) {
             return false;
         }
@@ -102,20 +106,33 @@ void WorkerThreads::finished(Ended ended) {
     changed_.notify_all();
 }
 
-void WorkerThreads::join_finished(std::unique_lock<std::mutex>& lock) {
-    if (finished_.empty()) {
+bool WorkerThreads::listed(pid_t tid) {
+    char task[48];
+    std::snprintf(task, sizeof task, "/proc/self/task/%d", static_cast<int>(tid));
+    return ::access(task, F_OK) == 0;
+}
+
+void WorkerThreads::join_finished(std::unique_lock<std::mutex>& lock, bool wait) {
+    std::vector<Ended> ending;
+    if (wait) {
+        ending.swap(finished_);
+    } else {
+        // A thread the kernel no longer lists has cleared its tid too: joining it is immediate.
+        const auto gone = std::partition(finished_.begin(), finished_.end(),
+                                         [](const Ended& ended) { return listed(ended.tid); });
+        ending.assign(gone, finished_.end());
+        finished_.erase(gone, finished_.end());
+    }
+    if (ending.empty()) {
         return;
     }
-    std::vector<Ended> ending;
-    ending.swap(finished_);
     lock.unlock();
     for (const Ended& ended : ending) {
         pthread_join(ended.thread, nullptr);
         // pthread_join returns once the kernel cleared the thread's tid, a moment before it
         // unlists the thread; under load a new thread started in that moment would briefly make
         // one more than the cap in /proc/PID/task. The wait is almost always zero rounds.
-        const std::string task = "/proc/self/task/" + std::to_string(ended.tid);
-        while (::access(task.c_str(), F_OK) == 0) {
+        while (listed(ended.tid)) {
             sched_yield();
         }
     }
@@ -126,7 +143,7 @@ void WorkerThreads::join_finished(std::unique_lock<std::mutex>& lock) {
 std::size_t WorkerThreads::join_all(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     for (;;) {
-        join_finished(lock);
+        join_finished(lock, true);
         if (live_ == 0) {
             return 0;
         }

@@ -57,8 +57,12 @@ class WorkerThreads {
     };
     static void* thread_main(void* job);
     void finished(Ended ended);
-    // Joins the threads that said they finished; called with lock held, unlocks while joining.
-    void join_finished(std::unique_lock<std::mutex>& lock);
+    // Joins the threads that said they finished: with wait, all of them, waiting for each to be
+    // gone; without, only those already gone, so it never waits. Called with lock held,
+    // unlocks while joining.
+    void join_finished(std::unique_lock<std::mutex>& lock, bool wait);
+    // True while /proc/self/task lists the thread.
+    static bool listed(pid_t tid);
 
     const unsigned max_workers_;
     pthread_attr_t attributes_;
