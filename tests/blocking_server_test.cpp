@@ -140,23 +140,38 @@ TEST(BlockingServer, MaxKeepaliveRequestsClosesTheConnectionAfterItsShare) {
     EXPECT_FALSE(kept.closed_by_server(200ms));
 }
 
-TEST(BlockingServer, PerRequestConnectsForEveryRequestPersistentOncePerClient) {
+TEST(BlockingServer, PerRequestConnectsForEveryRequestPersistentKeepsConnectionsForLaterClients) {
     for (const char* mode : {"per-request", "persistent"}) {
         SCOPED_TRACE(mode);
+        const bool persistent = std::string(mode) == "persistent";
         const auto server = start({"--db-connection", mode});
-        HttpConnection connection(server->port());
+        auto first = std::make_unique<HttpConnection>(server->port());
         for (const char* target : {"/html", "/json", "/html?delay_ms=10"}) {
-            EXPECT_EQ(connection.request("GET", target).status, 200u) << target;
+            EXPECT_EQ(first->request("GET", target).status, 200u) << target;
         }
-        const auto status = status_of(connection);
+        const auto status = status_of(*first);
         EXPECT_EQ(status["blocking"]["db_connection"], mode);
-        EXPECT_EQ(status["database"]["connects"], std::string(mode) == "persistent" ? 1 : 3);
+        EXPECT_EQ(status["database"]["connects"], persistent ? 1 : 3);
 
-        // A new client connection is a new worker: in persistent mode, a new database connection.
+        // A client that comes while the first is still connected needs a connection of its own.
         HttpConnection second(server->port());
         EXPECT_EQ(second.request("GET", "/json").status, 200u);
-        EXPECT_EQ(status_of(second)["database"]["connects"],
-                  std::string(mode) == "persistent" ? 2 : 4);
+        EXPECT_EQ(status_of(second)["database"]["connects"], persistent ? 2 : 4);
+
+        // Once a client has left, its worker's connection waits in the cache for the next one.
+        first.reset();
+        HttpConnection third(server->port());
+        nlohmann::json later = status_of(third);
+        for (int i = 0; i < 100 && later["blocking"]["idle_db_connections"] != (persistent ? 1 : 0);
+             ++i) {
+            std::this_thread::sleep_for(20ms);
+            later = status_of(third);
+        }
+        EXPECT_EQ(later["blocking"]["idle_db_connections"], persistent ? 1 : 0);
+        EXPECT_EQ(third.request("GET", "/html").status, 200u);
+        const auto last = status_of(third);
+        EXPECT_EQ(last["database"]["connects"], persistent ? 2 : 5);
+        EXPECT_EQ(last["blocking"]["idle_db_connections"], 0);
     }
 }
 

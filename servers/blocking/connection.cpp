@@ -14,7 +14,8 @@ Connection::Connection(int fd, std::string peer, const ConnectionSettings& setti
       peer_(std::move(peer)),
       settings_(settings),
       handler_(settings.handler),
-      database_(settings.db, settings.db_connection, settings.handler.counters()) {}
+      database_(settings.db, settings.db_connection, settings.handler.counters(),
+                settings.db_cache) {}
 
 void Connection::run() {
     for (bool first = true;; first = false) {

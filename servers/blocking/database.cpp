@@ -1,6 +1,7 @@
 #include "servers/blocking/database.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace mb::blocking {
 
@@ -18,35 +19,85 @@ std::optional<DbConnectionMode> parse_db_connection_mode(std::string_view text) 
     return std::nullopt;
 }
 
-Database::Database(const DbConfig& config, DbConnectionMode mode, StatusCounters& counters)
-    : config_(config), mode_(mode), counters_(counters) {}
+std::unique_ptr<MysqlConnection> ConnectionCache::take() {
+    std::lock_guard lock(mutex_);
+    if (idle_.empty()) {
+        return nullptr;
+    }
+    auto connection = std::move(idle_.back());
+    idle_.pop_back();
+    return connection;
+}
 
-MysqlConnection& Database::connect(std::optional<MysqlConnection>& slot) {
-    slot.emplace(config_);
+void ConnectionCache::give_back(std::unique_ptr<MysqlConnection> connection) {
+    std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(connection));
+}
+
+std::size_t ConnectionCache::idle() const {
+    std::lock_guard lock(mutex_);
+    return idle_.size();
+}
+
+Database::Database(const DbConfig& config, DbConnectionMode mode, StatusCounters& counters,
+                   ConnectionCache& cache)
+    : config_(config), mode_(mode), counters_(counters), cache_(cache) {}
+
+Database::~Database() {
+    if (persistent_) {
+        cache_.give_back(std::move(persistent_));
+    }
+}
+
+std::unique_ptr<MysqlConnection> Database::connect() {
+    auto connection = std::make_unique<MysqlConnection>(config_);
     counters_.db_connects.fetch_add(1, std::memory_order_relaxed);
-    return *slot;
+    return connection;
 }
 
 template <class Work>
-auto Database::with_connection(unsigned delay_ms, Work&& work) {
-    std::optional<MysqlConnection> per_request;
-    MysqlConnection& connection = mode_ == DbConnectionMode::persistent
-                                      ? (persistent_ ? *persistent_ : connect(persistent_))
-                                      : connect(per_request);
+auto Database::run(MysqlConnection& connection, unsigned delay_ms, Work& work) {
     try {
         if (delay_ms > 0) {
             connection.query(sleep_query(delay_ms));
         }
         return work(connection);
-    } catch (const DbError& e) {
-        if (e.kind != DbError::Kind::failed) {
-            persistent_.reset();  // after a timeout or a lost link the connection is unusable
-        }
+    } catch (const DbError&) {
         throw;
     } catch (const std::runtime_error& e) {
         // read_products / read_orders: rows of an unexpected shape.
         throw DbError(DbError::Kind::failed, e.what());
     }
+}
+
+template <class Work>
+auto Database::with_connection(unsigned delay_ms, Work&& work) {
+    if (mode_ == DbConnectionMode::per_request) {
+        const auto connection = connect();
+        return run(*connection, delay_ms, work);
+    }
+    if (!persistent_) {
+        persistent_ = cache_.take();
+        persistent_from_cache_ = persistent_ != nullptr;
+        if (!persistent_) {
+            persistent_ = connect();
+        }
+    }
+    const bool may_be_stale = std::exchange(persistent_from_cache_, false);
+    try {
+        return run(*persistent_, delay_ms, work);
+    } catch (const DbError& e) {
+        if (e.kind == DbError::Kind::failed) {
+            throw;
+        }
+        // After a timeout or a lost link the connection is unusable.
+        persistent_.reset();
+        if (!may_be_stale || e.kind != DbError::Kind::unavailable) {
+            throw;
+        }
+    }
+    persistent_ = connect();
+    return run(*persistent_, delay_ms, work);
 }
 
 HtmlRows Database::html_rows(unsigned delay_ms) {

@@ -19,13 +19,14 @@ Server::Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions
       handler_(identity(), http_, [this] { return model_status(); }),
       listener_(http_.listen, http_.backlog),
       workers_(options_.max_workers, options_.worker_stack_bytes()),
-      settings_{handler_,
-                http_,
-                db_,
-                options_.db_connection,
-                options_.max_keepalive_requests,
-                stop_,
-                [this] { return hand_over_worker(); }} {}
+      settings_{.handler = handler_,
+                .http = http_,
+                .db = db_,
+                .db_connection = options_.db_connection,
+                .db_cache = db_cache_,
+                .max_keepalive_requests = options_.max_keepalive_requests,
+                .stop = stop_,
+                .hand_over_worker = [this] { return hand_over_worker(); }} {}
 
 Server::~Server() {
     if (acceptor_.joinable()) {
@@ -93,6 +94,7 @@ nlohmann::json Server::model_status() const {
         {"accept_waits_at_cap", workers.waits_at_cap},
         {"keepalive_handovers", handovers_.load(std::memory_order_relaxed)},
         {"db_connection", name_of(options_.db_connection)},
+        {"idle_db_connections", db_cache_.idle()},
         {"worker_stack_kib", options_.worker_stack_kib},
     };
 }

@@ -47,6 +47,7 @@ class Server {
     StopSignal stop_;
     RequestHandler handler_;
     Listener listener_;
+    ConnectionCache db_cache_;
     WorkerThreads workers_;
     std::atomic<std::uint64_t> handovers_{0};
     const ConnectionSettings settings_;

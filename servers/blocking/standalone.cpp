@@ -23,7 +23,7 @@ class StandaloneRun {
     // One thread's share: per-request mode connects every iteration, persistent mode once.
     void run(unsigned share) {
         try {
-            Database database(db_, mode_, counters_);
+            Database database(db_, mode_, counters_, cache_);
             for (unsigned i = 0; i < share && !failed_.load(); ++i) {
                 const HtmlRows rows = database.html_rows(0);
                 const std::string page = render_html_page(rows.products, rows.orders);
@@ -47,6 +47,7 @@ class StandaloneRun {
     const DbConnectionMode mode_;
     const unsigned iterations_;
     StatusCounters counters_;
+    ConnectionCache cache_;
     std::atomic<unsigned> done_{0};
     std::atomic<std::size_t> page_bytes_{0};
     std::atomic<bool> failed_{false};
