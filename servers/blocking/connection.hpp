@@ -23,7 +23,7 @@ struct ConnectionSettings {
     const HttpConfig& http;
     const DbConfig& db;
     DbConnectionMode db_connection;
-    ConnectionCache& db_cache;  // persistent connections between client connections
+    ConnectionCache& db_cache;        // persistent connections between client connections
     unsigned max_keepalive_requests;  // 0: unlimited
     const StopSignal& stop;
     // True when every worker is taken and clients wait in the listen queue: a response then ends
