@@ -65,6 +65,12 @@ TEST(Routing, OutOfRangeOrMalformedParametersAre400) {
     EXPECT_EQ(error_status("/html?delay_ms=10001"), http::status::bad_request);
     EXPECT_EQ(error_status("/json?delay_ms=1.5"), http::status::bad_request);
     EXPECT_EQ(error_status("/html?delay_ms=%zz"), http::status::bad_request);
+    // Only plain decimal digits: no sign, blank, hex, trailing byte, or a later value out of range.
+    EXPECT_EQ(error_status("/factorial?n=+5"), http::status::bad_request);
+    EXPECT_EQ(error_status("/factorial?n=%205"), http::status::bad_request);
+    EXPECT_EQ(error_status("/factorial?n=5%00"), http::status::bad_request);
+    EXPECT_EQ(error_status("/html?delay_ms=0x10"), http::status::bad_request);
+    EXPECT_EQ(error_status("/json?delay_ms=5&delay_ms=20000"), http::status::bad_request);
     EXPECT_EQ(error_status("/html%"), http::status::bad_request);
     EXPECT_EQ(error_status("html"), http::status::bad_request);
     EXPECT_EQ(error_status(""), http::status::bad_request);

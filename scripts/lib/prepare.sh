@@ -11,9 +11,11 @@ prepare_deps() {
     bash "$root/scripts/deps.sh"
 }
 
-# prepare_build LOG: configure (first time only) and build; quiet unless something fails.
+# prepare_build LOG [TARGET...]: configure (first time only) and build the servers and the extra
+# targets given; quiet unless something fails.
 prepare_build() {
     local log=$1
+    shift
     mkdir -p "$build_dir"
     : >"$log"
     if [ ! -f "$build_dir/CMakeCache.txt" ]; then
@@ -24,10 +26,11 @@ prepare_build() {
             return 1
         }
     fi
-    # Only the servers: the tests are scripts/test.sh's business, and a broken test file must not
-    # keep anyone from running the experiments.
+    # The servers and what the caller names: the tests are scripts/test.sh's business, and a
+    # broken test file must not keep anyone from running the experiments.
     echo "build: bringing the servers in $build_dir up to date (the first build takes a few minutes)"
-    cmake --build "$build_dir" -j "$(nproc)" --target blocking-server async-server >>"$log" 2>&1 || {
+    cmake --build "$build_dir" -j "$(nproc)" --target blocking-server async-server "$@" \
+        >>"$log" 2>&1 || {
         grep -E -m 20 "error|Error" "$log" >&2
         echo "build: failed, see $log" >&2
         return 1

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""One measured step of reproduce.sh: runs a load tool (or a standalone server, or the /tasks
-demo), samples the server and mariadbd from /proc while it runs, parses the tool's output and
-writes DIR/runs/ID.json (figures, command, raw file names). Prints one summary line.
+"""One measured step of reproduce.sh or stress.sh: runs a load tool (or a standalone server, or
+the /tasks demo), samples the server and mariadbd from /proc while it runs, parses the tool's
+output and writes DIR/runs/ID.json (figures, command, raw file names). Prints one summary line.
 
-  run.py ab         --url URL -c C -n N [--variable-length]      ab 2.3 (E1b, E2, E3)
+  run.py ab         --url URL -c C -n N [--variable-length] [--time-limit S]   ab 2.3
   run.py siege      --url URL -c C --delay S --time 60S           siege 4.0.7 -v (E4)
   run.py standalone -- BINARY --standalone N [flags]              a server's E1a mode
   run.py tasks      --url URL --delay-ms MS --server-log FILE     the E4 /tasks demo
@@ -166,7 +166,11 @@ def step_ab(args, record):
     report, errors, percentiles = raw_path(args, "ab.txt"), raw_path(args, "ab.err"), \
         raw_path(args, "ab-percentiles.csv")
     # -r: a socket error counts as a failed request instead of aborting the whole run.
-    command = ["ab", "-r", "-c", str(args.concurrency), "-n", str(args.requests), "-e", percentiles]
+    command = ["ab", "-r", "-c", str(args.concurrency)]
+    if args.time_limit:
+        # Before -n: ab's -t sets the request count to 50000, whatever -n said before it.
+        command += ["-t", str(args.time_limit)]
+    command += ["-n", str(args.requests), "-e", percentiles]
     if args.variable_length:
         command.append("-l")
     command.append(args.url)
@@ -316,6 +320,7 @@ def main():
     parser.add_argument("-c", "--concurrency", type=int)
     parser.add_argument("-n", "--requests", type=int)
     parser.add_argument("--variable-length", action="store_true", help="ab -l")
+    parser.add_argument("--time-limit", type=int, help="ab -t: stop after S seconds, -n at most")
     parser.add_argument("--delay", type=float, default=1, help="siege -d")
     parser.add_argument("--time", default="60S", help="siege -t")
     parser.add_argument("--siegerc")

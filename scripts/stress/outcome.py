@@ -1,0 +1,81 @@
+"""What a scenario showed on a server (figures and checks), and the tables that put the servers
+side by side: one Markdown table per scenario, a row per figure or check, a column per server."""
+
+
+def number(value, decimals=0):
+    """1234567 -> '1,234,567'; with decimals, a fixed number of them."""
+    return f"{value:,.{decimals}f}"
+
+
+def mib(kib):
+    return number(kib / 1024, 1)
+
+
+def before_after(before, after):
+    return f"{before} → {after}"
+
+
+class Outcome:
+    """Figures in the order they were measured, and checks: (criterion, holds, evidence)."""
+
+    def __init__(self, scenario, model):
+        self.scenario = scenario
+        self.model = model
+        self.figures = []
+        self.checks = []
+
+    def figure(self, label, text):
+        self.figures.append((label, str(text)))
+
+    def check(self, criterion, holds, evidence=""):
+        self.checks.append((criterion, bool(holds), evidence))
+        mark = "holds" if holds else "DOES NOT HOLD"
+        print(f"    {mark}: {criterion}" + (f" ({evidence})" if evidence else ""), flush=True)
+
+    def abort(self, cause):
+        """The scenario could not finish: a failed check that says why."""
+        self.check("the scenario ran to its end", False, cause)
+
+    @property
+    def holds(self):
+        return all(holds for _, holds, _ in self.checks)
+
+    def as_dict(self):
+        return {"scenario": self.scenario, "server": self.model, "holds": self.holds,
+                "figures": dict(self.figures),
+                "checks": [{"criterion": c, "holds": h, "evidence": e} for c, h, e in self.checks]}
+
+
+def _ordered_union(lists):
+    seen = []
+    for items in lists:
+        for item in items:
+            if item not in seen:
+                seen.append(item)
+    return seen
+
+
+def _cell(text):
+    return text.replace("|", "\\|")
+
+
+def table(outcomes):
+    """Markdown: the figures, then the checks ('yes', or 'NO: evidence') of every server."""
+    models = [o.model for o in outcomes]
+    lines = ["| | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    for label in _ordered_union([label for label, _ in o.figures] for o in outcomes):
+        cells = [dict(o.figures).get(label, "–") for o in outcomes]
+        lines.append(f"| {_cell(label)} | " + " | ".join(_cell(c) for c in cells) + " |")
+    for criterion in _ordered_union([c for c, _, _ in o.checks] for o in outcomes):
+        cells = []
+        for outcome in outcomes:
+            found = [(h, e) for c, h, e in outcome.checks if c == criterion]
+            if not found:
+                cells.append("–")
+            elif found[0][0]:
+                cells.append("yes")
+            else:
+                cells.append("**NO**" + (f": {found[0][1]}" if found[0][1] else ""))
+        lines.append(f"| **holds:** {_cell(criterion)} | " +
+                     " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
