@@ -44,7 +44,8 @@ std::variant<Response, Route> RequestHandler::route(const Request& request,
         }
         case Endpoint::factorial: {
             thread_local std::mt19937 random{std::random_device{}()};
-            const unsigned n = route.n ? *route.n : std::uniform_int_distribution<unsigned>(10, 40)(random);
+            const unsigned n =
+                route.n ? *route.n : std::uniform_int_distribution<unsigned>(10, 40)(random);
             return responses_.make(shape, http::status::ok, kTextPlain, render_factorial(n));
         }
         case Endpoint::status: {
@@ -63,13 +64,15 @@ std::variant<Response, Route> RequestHandler::route(const Request& request,
     return route;
 }
 
-Response RequestHandler::html(const ResponseShape& shape, const std::vector<Product>& products,
-                              const std::vector<Order>& orders) const {
+Response RequestHandler::html(const ResponseShape& shape, const HtmlResults& results) const {
+    ResultRows products(results.products.get());
+    ResultRows orders(results.orders.get());
     return responses_.make(shape, http::status::ok, kTextHtml, render_html_page(products, orders));
 }
 
-Response RequestHandler::json(const ResponseShape& shape, const std::vector<Order>& orders) const {
-    return responses_.make(shape, http::status::ok, kApplicationJson, render_orders_json(orders));
+Response RequestHandler::json(const ResponseShape& shape, MYSQL_RES* orders) const {
+    ResultRows rows(orders);
+    return responses_.make(shape, http::status::ok, kApplicationJson, render_orders_json(rows));
 }
 
 Response RequestHandler::database_error(const ResponseShape& shape, const DbError& failure) {
@@ -90,12 +93,13 @@ Response RequestHandler::database_error(const ResponseShape& shape, const DbErro
 Response RequestHandler::tasks(const ResponseShape& shape, bool task_two_before_response,
                                unsigned delay_ms) const {
     const std::string delay = std::to_string(delay_ms) + " ms";
-    std::string body =
-        task_two_before_response
-            ? "task one\ntask two (after " + delay + ")\ntask three\n"
-              "task two ran before this response: the worker waited for it\n"
-            : "task one\ntask three\n"
-              "task two runs " + delay + " after task one, after this response was sent\n";
+    std::string body = task_two_before_response
+                           ? "task one\ntask two (after " + delay +
+                                 ")\ntask three\n"
+                                 "task two ran before this response: the worker waited for it\n"
+                           : "task one\ntask three\n"
+                             "task two runs " +
+                                 delay + " after task one, after this response was sent\n";
     return responses_.make(shape, http::status::ok, kTextPlain, std::move(body));
 }
 
@@ -103,8 +107,8 @@ Response RequestHandler::error(const ResponseShape& shape, const HttpError& fail
     return responses_.error(shape, failure);
 }
 
-void RequestHandler::request_finished(std::string_view peer, std::string_view line,
-                                      unsigned status, std::size_t body_bytes) {
+void RequestHandler::request_finished(std::string_view peer, std::string_view line, unsigned status,
+                                      std::size_t body_bytes) {
     counters_.request_finished(status);
     if (access_log_) {
         access_log_->write(peer, line, status, body_bytes);

@@ -29,7 +29,7 @@ struct ServerIdentity {
 };
 
 class RequestHandler {
-public:
+  public:
     using ModelStatus = std::function<nlohmann::json()>;
 
     // Throws std::runtime_error when the access log cannot be opened.
@@ -44,13 +44,15 @@ public:
     // routing error; the Route when the model must serve it (/html, /json, /tasks).
     std::variant<Response, Route> route(const Request& request, const ResponseShape& shape);
 
-    Response html(const ResponseShape& shape, const std::vector<Product>& products,
-                  const std::vector<Order>& orders) const;
-    Response json(const ResponseShape& shape, const std::vector<Order>& orders) const;
+    // The pages of /html and /json, rendered from stored results that passed
+    // check_workload_result().
+    Response html(const ResponseShape& shape, const HtmlResults& results) const;
+    Response json(const ResponseShape& shape, MYSQL_RES* orders) const;
     // 503 (unavailable), 504 (timeout) or 500; counts the error.
     Response database_error(const ResponseShape& shape, const DbError& error);
     // The /tasks body: which order the three tasks ran in.
-    Response tasks(const ResponseShape& shape, bool task_two_before_response, unsigned delay_ms) const;
+    Response tasks(const ResponseShape& shape, bool task_two_before_response,
+                   unsigned delay_ms) const;
     Response error(const ResponseShape& shape, const HttpError& error) const;
 
     // Bookkeeping when a request arrives and when its response went out (or failed).
@@ -62,7 +64,7 @@ public:
     static void log_task(std::uint64_t demo_id, std::string_view task);
     std::uint64_t next_task_demo_id() { return next_task_demo_.fetch_add(1) + 1; }
 
-private:
+  private:
     ServerIdentity identity_;
     ResponseFactory responses_;
     bool keepalive_;

@@ -1,37 +1,9 @@
 #include "common/workload.hpp"
 
-#include <charconv>
 #include <cstdio>
 #include <stdexcept>
-#include <string_view>
 
 namespace mb {
-namespace {
-
-template <typename Int>
-Int to_integer(const char* text, unsigned long length) {
-    Int value{};
-    if (text == nullptr ||
-        std::from_chars(text, text + length, value).ec != std::errc()) {
-        throw std::runtime_error("unexpected non-integer value in a result row");
-    }
-    return value;
-}
-
-std::string to_string(const char* text, unsigned long length) {
-    if (text == nullptr) {
-        throw std::runtime_error("unexpected NULL in a NOT NULL column");
-    }
-    return std::string(text, length);
-}
-
-void expect_columns(MYSQL_RES* result, unsigned count) {
-    if (result == nullptr || mysql_num_fields(result) != count) {
-        throw std::runtime_error("unexpected result shape from the sample database");
-    }
-}
-
-}  // namespace
 
 std::string sleep_query(unsigned delay_ms) {
     char sql[48];
@@ -39,32 +11,35 @@ std::string sleep_query(unsigned delay_ms) {
     return sql;
 }
 
-std::vector<Product> read_products(MYSQL_RES* result) {
-    expect_columns(result, 3);
-    std::vector<Product> rows;
-    rows.reserve(mysql_num_rows(result));
-    while (MYSQL_ROW row = mysql_fetch_row(result)) {
-        const unsigned long* len = mysql_fetch_lengths(result);
-        rows.push_back(Product{to_integer<std::uint32_t>(row[0], len[0]), to_string(row[1], len[1]),
-                               to_string(row[2], len[2])});
+void check_workload_result(MYSQL_RES* result) {
+    if (result == nullptr || mysql_num_fields(result) != 3) {
+        throw std::runtime_error("unexpected result shape from the sample database");
     }
-    return rows;
+    const MYSQL_FIELD& id = mysql_fetch_field_direct(result, 0)[0];
+    if (!IS_NUM(id.type) || (id.flags & NOT_NULL_FLAG) == 0) {
+        throw std::runtime_error("unexpected id column in a result of the sample database");
+    }
 }
 
-std::vector<Order> read_orders(MYSQL_RES* result) {
-    expect_columns(result, 3);
-    std::vector<Order> rows;
-    rows.reserve(mysql_num_rows(result));
-    while (MYSQL_ROW row = mysql_fetch_row(result)) {
-        const unsigned long* len = mysql_fetch_lengths(result);
-        Order order{to_integer<std::uint32_t>(row[0], len[0]), to_string(row[1], len[1]),
-                    std::nullopt};
-        if (row[2] != nullptr) {
-            order.note.emplace(row[2], len[2]);
-        }
-        rows.push_back(std::move(order));
+ResultRows::ResultRows(MYSQL_RES* result) : result_(result) {
+    for (unsigned column = 0; column < 3; ++column) {
+        const enum_field_types type = mysql_fetch_field_direct(result, column)->type;
+        plain_[column] = IS_NUM(type) || type == MYSQL_TYPE_DATE || type == MYSQL_TYPE_NEWDATE ||
+                         type == MYSQL_TYPE_TIME || type == MYSQL_TYPE_DATETIME ||
+                         type == MYSQL_TYPE_TIMESTAMP;
     }
-    return rows;
 }
+
+bool ResultRows::next(TextRow& row) {
+    const MYSQL_ROW cells = mysql_fetch_row(result_);
+    if (cells == nullptr) {
+        return false;
+    }
+    row.cells = cells;
+    row.lengths = mysql_fetch_lengths(result_);
+    return true;
+}
+
+std::size_t ResultRows::size() const { return static_cast<std::size_t>(mysql_num_rows(result_)); }
 
 }  // namespace mb

@@ -54,8 +54,11 @@ DbConfig private_db() {
 const std::string& expected_html() {
     static const std::string page = [] {
         MysqlConnection db{private_db()};
-        return render_html_page(read_products(db.query(kProductsQuery).get()),
-                                read_orders(db.query(kOrdersQuery).get()));
+        const MysqlResult products = db.query(kProductsQuery);
+        const MysqlResult orders = db.query(kOrdersQuery);
+        ResultRows product_rows(products.get());
+        ResultRows order_rows(orders.get());
+        return render_html_page(product_rows, order_rows);
     }();
     return page;
 }
@@ -63,7 +66,9 @@ const std::string& expected_html() {
 const std::string& expected_json() {
     static const std::string json = [] {
         MysqlConnection db{private_db()};
-        return render_orders_json(read_orders(db.query(kOrdersQuery).get()));
+        const MysqlResult orders = db.query(kOrdersQuery);
+        ResultRows rows(orders.get());
+        return render_orders_json(rows);
     }();
     return json;
 }

@@ -40,13 +40,13 @@ awaitable<Response> Endpoints::from_database(const ResponseShape& shape, awaitab
 }
 
 awaitable<Response> Endpoints::html(const ResponseShape& shape, unsigned delay_ms) {
-    const HtmlTables tables = co_await fetch_html_tables(pool_, delay_ms);
-    co_return handler_.html(shape, tables.products, tables.orders);
+    const HtmlResults results = co_await fetch_html_results(pool_, delay_ms);
+    co_return handler_.html(shape, results);
 }
 
 awaitable<Response> Endpoints::json(const ResponseShape& shape, unsigned delay_ms) {
-    const auto orders = co_await fetch_orders(pool_, delay_ms);
-    co_return handler_.json(shape, orders);
+    const MysqlResult orders = co_await fetch_orders(pool_, delay_ms);
+    co_return handler_.json(shape, orders.get());
 }
 
 Response Endpoints::tasks(const ResponseShape& shape, unsigned delay_ms) {

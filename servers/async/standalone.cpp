@@ -54,8 +54,10 @@ class StandaloneRun {
     awaitable<void> run_lane() {
         while (error_.empty() && started_ < iterations_) {
             ++started_;
-            const HtmlTables tables = co_await fetch_html_tables(pool_, 0);
-            page_bytes_ = render_html_page(tables.products, tables.orders).size();
+            const HtmlResults results = co_await fetch_html_results(pool_, 0);
+            ResultRows products(results.products.get());
+            ResultRows orders(results.orders.get());
+            page_bytes_ = render_html_page(products, orders).size();
             report_standalone_progress(++finished_, iterations_);
         }
     }

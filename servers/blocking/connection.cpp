@@ -76,10 +76,9 @@ Response Connection::respond(const Request& request, const ResponseShape& shape)
     }
     try {
         if (route.endpoint == Endpoint::html) {
-            const HtmlRows rows = database_.html_rows(route.delay_ms);
-            return handler_.html(shape, rows.products, rows.orders);
+            return handler_.html(shape, database_.html_results(route.delay_ms));
         }
-        return handler_.json(shape, database_.orders(route.delay_ms));
+        return handler_.json(shape, database_.orders(route.delay_ms).get());
     } catch (const DbError& e) {
         return handler_.database_error(shape, e);
     }

@@ -65,7 +65,7 @@ auto Database::run(MysqlConnection& connection, unsigned delay_ms, Work& work) {
     } catch (const DbError&) {
         throw;
     } catch (const std::runtime_error& e) {
-        // read_products / read_orders: rows of an unexpected shape.
+        // check_workload_result(): a result of an unexpected shape.
         throw DbError(DbError::Kind::failed, e.what());
     }
 }
@@ -100,18 +100,20 @@ auto Database::with_connection(unsigned delay_ms, Work&& work) {
     return run(*persistent_, delay_ms, work);
 }
 
-HtmlRows Database::html_rows(unsigned delay_ms) {
+HtmlResults Database::html_results(unsigned delay_ms) {
     return with_connection(delay_ms, [](MysqlConnection& connection) {
-        HtmlRows rows;
-        rows.products = read_products(connection.query(kProductsQuery).get());
-        rows.orders = read_orders(connection.query(kOrdersQuery).get());
-        return rows;
+        HtmlResults results{connection.query(kProductsQuery), connection.query(kOrdersQuery)};
+        check_workload_result(results.products.get());
+        check_workload_result(results.orders.get());
+        return results;
     });
 }
 
-std::vector<Order> Database::orders(unsigned delay_ms) {
+MysqlResult Database::orders(unsigned delay_ms) {
     return with_connection(delay_ms, [](MysqlConnection& connection) {
-        return read_orders(connection.query(kOrdersQuery).get());
+        MysqlResult orders = connection.query(kOrdersQuery);
+        check_workload_result(orders.get());
+        return orders;
     });
 }
 

@@ -21,11 +21,6 @@ enum class DbConnectionMode { per_request, persistent };
 std::string_view name_of(DbConnectionMode mode);
 std::optional<DbConnectionMode> parse_db_connection_mode(std::string_view text);
 
-struct HtmlRows {
-    std::vector<Product> products;
-    std::vector<Order> orders;
-};
-
 // The persistent connections no worker holds right now. As PHP keeps mysqli's persistent
 // connections in its server processes for later requests, a worker takes one (the most recently
 // used) for its client connection and gives it back when that client leaves, so a new client
@@ -58,8 +53,9 @@ class Database {
     // connects again, so the worker recovers by itself when the database is back. A cached
     // connection whose link went while it was idle (a database restart) is replaced by a new one
     // for the same call instead of failing it.
-    HtmlRows html_rows(unsigned delay_ms);
-    std::vector<Order> orders(unsigned delay_ms);
+    // The stored results (checked with check_workload_result()) outlive the connection.
+    HtmlResults html_results(unsigned delay_ms);
+    MysqlResult orders(unsigned delay_ms);
 
   private:
     template <class Work>

@@ -25,8 +25,10 @@ class StandaloneRun {
         try {
             Database database(db_, mode_, counters_, cache_);
             for (unsigned i = 0; i < share && !failed_.load(); ++i) {
-                const HtmlRows rows = database.html_rows(0);
-                const std::string page = render_html_page(rows.products, rows.orders);
+                const HtmlResults results = database.html_results(0);
+                ResultRows products(results.products.get());
+                ResultRows orders(results.orders.get());
+                const std::string page = render_html_page(products, orders);
                 page_bytes_.store(page.size(), std::memory_order_relaxed);
                 report_standalone_progress(done_.fetch_add(1) + 1, iterations_);
             }

@@ -5,36 +5,35 @@
 namespace mb::async {
 namespace {
 
-// Lease a connection, emulate the slow database if asked, run sql, decode the stored result.
-template <typename Row>
-awaitable<std::vector<Row>> fetch(ConnectionPool& pool, unsigned delay_ms, const char* sql,
-                                  std::vector<Row> (*decode)(MYSQL_RES*)) {
+// Lease a connection, emulate the slow database if asked, run sql, check the stored result.
+awaitable<MysqlResult> fetch(ConnectionPool& pool, unsigned delay_ms, const char* sql) {
     auto lease = co_await pool.acquire();
     if (delay_ms > 0) {
         co_await lease.query(sleep_query(delay_ms));
     }
-    const MysqlResult result = co_await lease.query(sql);
+    MysqlResult result = co_await lease.query(sql);
     try {
-        co_return decode(result.get());
+        check_workload_result(result.get());
     } catch (const std::runtime_error& e) {
         throw DbError(DbError::Kind::failed, e.what());
     }
+    co_return result;
 }
 
 }  // namespace
 
-awaitable<std::vector<Product>> fetch_products(ConnectionPool& pool, unsigned delay_ms) {
-    return fetch(pool, delay_ms, kProductsQuery, &read_products);
+awaitable<MysqlResult> fetch_products(ConnectionPool& pool, unsigned delay_ms) {
+    return fetch(pool, delay_ms, kProductsQuery);
 }
 
-awaitable<std::vector<Order>> fetch_orders(ConnectionPool& pool, unsigned delay_ms) {
-    return fetch(pool, delay_ms, kOrdersQuery, &read_orders);
+awaitable<MysqlResult> fetch_orders(ConnectionPool& pool, unsigned delay_ms) {
+    return fetch(pool, delay_ms, kOrdersQuery);
 }
 
-awaitable<HtmlTables> fetch_html_tables(ConnectionPool& pool, unsigned delay_ms) {
+awaitable<HtmlResults> fetch_html_results(ConnectionPool& pool, unsigned delay_ms) {
     auto [products, orders] =
         co_await when_both(fetch_products(pool, delay_ms), fetch_orders(pool, delay_ms));
-    co_return HtmlTables{std::move(products), std::move(orders)};
+    co_return HtmlResults{std::move(products), std::move(orders)};
 }
 
 }  // namespace mb::async

@@ -7,20 +7,14 @@
 #include "servers/async/coro.hpp"
 #include "servers/async/db/connection_pool.hpp"
 
-#include <vector>
-
 namespace mb::async {
-
-struct HtmlTables {
-    std::vector<Product> products;
-    std::vector<Order> orders;
-};
 
 // Each runs SELECT SLEEP(delay_ms) first when delay_ms > 0, on the same connection, then its
 // table's query. Throws DbError or PoolQueueFull.
-awaitable<std::vector<Product>> fetch_products(ConnectionPool& pool, unsigned delay_ms);
-awaitable<std::vector<Order>> fetch_orders(ConnectionPool& pool, unsigned delay_ms);
+// The stored results (checked with check_workload_result()) outlive the pool's lease.
+awaitable<MysqlResult> fetch_products(ConnectionPool& pool, unsigned delay_ms);
+awaitable<MysqlResult> fetch_orders(ConnectionPool& pool, unsigned delay_ms);
 // Both of the above concurrently, on two connections; returns when both have answered.
-awaitable<HtmlTables> fetch_html_tables(ConnectionPool& pool, unsigned delay_ms);
+awaitable<HtmlResults> fetch_html_results(ConnectionPool& pool, unsigned delay_ms);
 
 }  // namespace mb::async
