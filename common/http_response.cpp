@@ -1,10 +1,20 @@
 #include "common/http_response.hpp"
 
-#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/status.hpp>
 
+#include <charconv>
 #include <ctime>
 
 namespace mb {
+namespace {
+
+void append_number(std::string& out, std::size_t value) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end);
+}
+
+}  // namespace
 
 ResponseShape shape_of(const Request& request, bool keepalive_enabled) {
     return ResponseShape{request.version(), keepalive_enabled && request.keep_alive(),
@@ -25,26 +35,53 @@ std::string_view http_date_now() {
     return {text, length};
 }
 
+Response::Response(const ResponseShape& shape, http::status status, std::string_view server,
+                   std::string_view content_type, std::string body)
+    : status_(status),
+      version_(shape.version),
+      keep_alive_(shape.keep_alive),
+      server_(server),
+      content_type_(content_type),
+      content_length_(body.size()),
+      body_(shape.head ? std::string() : std::move(body)) {}
+
+std::array<boost::asio::const_buffer, 2> Response::buffers(std::string& head) const {
+    head.clear();
+    head += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    append_number(head, status_code());
+    head += ' ';
+    head += http::obsolete_reason(status_);
+    head += "\r\nServer: ";
+    head += server_;
+    head += "\r\nDate: ";
+    head += http_date_now();
+    head += "\r\nContent-Type: ";
+    head += content_type_;
+    head += "\r\nContent-Length: ";
+    append_number(head, content_length_);
+    if (!extra_header_.empty()) {
+        head += "\r\n";
+        head += extra_header_;
+    }
+    // What each version assumes need not be said: HTTP/1.1 keeps the connection, HTTP/1.0 closes.
+    if (keep_alive_ != (version_ != 10)) {
+        head += keep_alive_ ? "\r\nConnection: keep-alive" : "\r\nConnection: close";
+    }
+    head += "\r\n\r\n";
+    return {boost::asio::buffer(head), boost::asio::buffer(body_)};
+}
+
 Response ResponseFactory::make(const ResponseShape& shape, http::status status,
                                std::string_view content_type, std::string body) const {
-    Response response{status, shape.version};
-    response.set(http::field::server, server_);
-    response.set(http::field::date, http_date_now());
-    response.set(http::field::content_type, content_type);
-    response.content_length(body.size());
-    if (!shape.head) {
-        response.body() = std::move(body);
-    }
-    response.keep_alive(shape.keep_alive);
-    return response;
+    return Response(shape, status, server_, content_type, std::move(body));
 }
 
 Response ResponseFactory::error(const ResponseShape& shape, const HttpError& error) const {
     Response response = make(shape, error.status, kTextPlain, error.message + "\n");
     if (error.status == http::status::method_not_allowed) {
-        response.set(http::field::allow, "GET, HEAD");
+        response.extra_header("Allow: GET, HEAD");
     } else if (error.status == http::status::service_unavailable) {
-        response.set(http::field::retry_after, "1");
+        response.extra_header("Retry-After: 1");
     }
     return response;
 }

@@ -2,8 +2,8 @@
 
 #include "servers/async/log.hpp"
 
+#include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
 
 #include <array>
 #include <optional>
@@ -98,10 +98,8 @@ awaitable<bool> Session::answer(const Request& request) {
     if (stopping_) {
         response->keep_alive(false);  // shutting down: this response is the connection's last
     }
-    error_code ec;
-    stream_.expires_after(http_.io_timeout);
-    co_await http::async_write(stream_, *response, into(ec));
-    handler_.request_finished(peer_, request_line(request), response->result_int(),
+    const error_code ec = co_await send(*response);
+    handler_.request_finished(peer_, request_line(request), response->status_code(),
                               response->body().size());
     co_return !ec && response->keep_alive();
 }
@@ -115,13 +113,18 @@ awaitable<void> Session::reject(const error_code& ec, const RequestParser& parse
     handler_.request_started();
     Response response = handler_.error(ResponseShape{11, false, false},
                                        error_for_read_failure(ec, parser, received));
-    error_code write_ec;
-    stream_.expires_after(http_.io_timeout);
-    co_await http::async_write(stream_, response, into(write_ec));
-    handler_.request_finished(peer_, line, response.result_int(), response.body().size());
+    const error_code write_ec = co_await send(response);
+    handler_.request_finished(peer_, line, response.status_code(), response.body().size());
     if (!write_ec) {
         co_await lingering_close();
     }
+}
+
+awaitable<error_code> Session::send(const Response& response) {
+    error_code ec;
+    stream_.expires_after(http_.io_timeout);
+    co_await asio::async_write(stream_, response.buffers(head_), into(ec));
+    co_return ec;
 }
 
 awaitable<void> Session::lingering_close() {

@@ -43,12 +43,15 @@ class Session {
     awaitable<bool> answer(const Request& request);
     // Answers a request the parser rejected (400/413/414/431) and closes.
     awaitable<void> reject(const error_code& ec, const RequestParser& parser);
+    // Head and body in one gather write, within --timeout.
+    awaitable<error_code> send(const Response& response);
     // Half-closes, then discards what the client still sends for a moment, so that it reads
     // our error response instead of a reset.
     awaitable<void> lingering_close();
 
     boost::beast::tcp_stream stream_;
     boost::beast::flat_buffer buffer_;
+    std::string head_;  // the response head being sent; its capacity serves every response
     std::string peer_;
     RequestHandler& handler_;
     Endpoints& endpoints_;

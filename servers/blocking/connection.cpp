@@ -2,8 +2,8 @@
 
 #include "common/routing.hpp"
 
+#include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
 
 #include <thread>
 
@@ -57,12 +57,17 @@ bool Connection::answer(const Request& request) {
                                   settings_.hand_over_worker())) {
         response.keep_alive(false);
     }
-    boost::beast::error_code ec;
-    stream_.expires_after(settings_.http.io_timeout);
-    http::write(stream_, response, ec);
-    handler_.request_finished(peer_, request_line(request), response.result_int(),
+    const boost::beast::error_code ec = send(response);
+    handler_.request_finished(peer_, request_line(request), response.status_code(),
                               response.body().size());
     return !ec && response.keep_alive();
+}
+
+boost::beast::error_code Connection::send(const Response& response) {
+    boost::beast::error_code ec;
+    stream_.expires_after(settings_.http.io_timeout);
+    boost::asio::write(stream_, response.buffers(head_), ec);
+    return ec;
 }
 
 Response Connection::respond(const Request& request, const ResponseShape& shape) {
@@ -104,10 +109,8 @@ void Connection::reject(const boost::beast::error_code& ec, const RequestParser&
     handler_.request_started();
     const Response response = handler_.error(ResponseShape{11, false, false},
                                              error_for_read_failure(ec, parser, received));
-    boost::beast::error_code write_ec;
-    stream_.expires_after(settings_.http.io_timeout);
-    http::write(stream_, response, write_ec);
-    handler_.request_finished(peer_, line, response.result_int(), response.body().size());
+    const boost::beast::error_code write_ec = send(response);
+    handler_.request_finished(peer_, line, response.status_code(), response.body().size());
     if (!write_ec) {
         stream_.lingering_close();
     }

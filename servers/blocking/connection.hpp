@@ -47,6 +47,8 @@ class Connection {
     Response run_tasks(const ResponseShape& shape, unsigned delay_ms);
     // The parser rejected the request: answer 400/413/414/431, then close.
     void reject(const boost::beast::error_code& ec, const RequestParser& parser);
+    // Head and body in one gather write (more only while the socket buffer is full).
+    boost::beast::error_code send(const Response& response);
 
     SocketStream stream_;
     std::string peer_;
@@ -54,6 +56,7 @@ class Connection {
     RequestHandler& handler_;
     Database database_;
     boost::beast::flat_buffer buffer_;
+    std::string head_;  // the response head being sent; its capacity serves every response
     unsigned requests_ = 0;
 };
 
