@@ -36,14 +36,18 @@ std::string_view http_date_now() {
 }
 
 Response::Response(const ResponseShape& shape, http::status status, std::string_view server,
-                   std::string_view content_type, std::string body)
+                   std::string_view content_type, std::variant<std::string, std::string_view> body)
     : status_(status),
       version_(shape.version),
       keep_alive_(shape.keep_alive),
       server_(server),
       content_type_(content_type),
-      content_length_(body.size()),
-      body_(shape.head ? std::string() : std::move(body)) {}
+      content_length_(std::visit([](const auto& text) { return text.size(); }, body)),
+      body_(shape.head ? std::string_view() : std::move(body)) {}
+
+std::string_view Response::body() const {
+    return std::visit([](const auto& text) { return std::string_view(text); }, body_);
+}
 
 std::array<boost::asio::const_buffer, 2> Response::buffers(std::string& head) const {
     head.clear();
@@ -68,12 +72,17 @@ std::array<boost::asio::const_buffer, 2> Response::buffers(std::string& head) co
         head += keep_alive_ ? "\r\nConnection: keep-alive" : "\r\nConnection: close";
     }
     head += "\r\n\r\n";
-    return {boost::asio::buffer(head), boost::asio::buffer(body_)};
+    return {boost::asio::buffer(head), boost::asio::buffer(body())};
 }
 
 Response ResponseFactory::make(const ResponseShape& shape, http::status status,
                                std::string_view content_type, std::string body) const {
     return Response(shape, status, server_, content_type, std::move(body));
+}
+
+Response ResponseFactory::make_static(const ResponseShape& shape, http::status status,
+                                      std::string_view content_type, std::string_view body) const {
+    return Response(shape, status, server_, content_type, body);
 }
 
 Response ResponseFactory::error(const ResponseShape& shape, const HttpError& error) const {

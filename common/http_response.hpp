@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace mb {
 
@@ -40,9 +41,9 @@ std::string_view http_date_now();
 class Response {
   public:
     // server, content_type and (later) extra_header must outlive the response: the factory's
-    // Server text and string constants.
+    // Server text and string constants. The body is the response's own, or static text.
     Response(const ResponseShape& shape, http::status status, std::string_view server,
-             std::string_view content_type, std::string body);
+             std::string_view content_type, std::variant<std::string, std::string_view> body);
 
     http::status status() const { return status_; }
     unsigned status_code() const { return static_cast<unsigned>(status_); }
@@ -52,7 +53,7 @@ class Response {
     // One more header line without its CRLF, e.g. "Allow: GET, HEAD".
     void extra_header(std::string_view line) { extra_header_ = line; }
     // The body bytes sent: none for HEAD, whose Content-Length is still that of GET's body.
-    const std::string& body() const { return body_; }
+    std::string_view body() const;
 
     // Formats the status line and headers into head (its capacity is reused) and returns what to
     // write: head, then body. Both must stay untouched until the write has completed.
@@ -66,7 +67,7 @@ class Response {
     std::string_view content_type_;
     std::string_view extra_header_;
     std::size_t content_length_;
-    std::string body_;
+    std::variant<std::string, std::string_view> body_;
 };
 
 class ResponseFactory {
@@ -75,6 +76,9 @@ class ResponseFactory {
 
     Response make(const ResponseShape& shape, http::status status, std::string_view content_type,
                   std::string body) const;
+    // A body of static text (no copy, no allocation).
+    Response make_static(const ResponseShape& shape, http::status status,
+                         std::string_view content_type, std::string_view body) const;
     // 405 adds Allow: GET, HEAD; 503 adds Retry-After: 1.
     Response error(const ResponseShape& shape, const HttpError& error) const;
 

@@ -40,7 +40,7 @@ std::variant<Response, Route> RequestHandler::route(const Request& request,
             while (i < 10) {
                 i = i + 1;
             }
-            return responses_.make(shape, http::status::ok, kTextPlain, std::string(kHelloBody));
+            return responses_.make_static(shape, http::status::ok, kTextPlain, kHelloBody);
         }
         case Endpoint::factorial: {
             thread_local std::mt19937 random{std::random_device{}()};
@@ -113,6 +113,11 @@ void RequestHandler::request_finished(std::string_view peer, std::string_view li
     if (access_log_) {
         access_log_->write(peer, line, status, body_bytes);
     }
+}
+
+void RequestHandler::request_finished(std::string_view peer, const Request& request,
+                                      unsigned status, std::size_t body_bytes) {
+    request_finished(peer, access_log_ ? request_line(request) : std::string(), status, body_bytes);
 }
 
 void RequestHandler::log_task(std::uint64_t demo_id, std::string_view task) {

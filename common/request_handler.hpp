@@ -59,6 +59,9 @@ class RequestHandler {
     void request_started() { counters_.request_started(); }
     void request_finished(std::string_view peer, std::string_view request_line, unsigned status,
                           std::size_t body_bytes);
+    // The same for a request that was read: its line is formatted only for the access log.
+    void request_finished(std::string_view peer, const Request& request, unsigned status,
+                          std::size_t body_bytes);
 
     // The /tasks demo's console line: "<UTC time> tasks #<id>: <task>", on stderr.
     static void log_task(std::uint64_t demo_id, std::string_view task);

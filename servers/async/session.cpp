@@ -13,8 +13,9 @@ namespace {
 
 using tcp = asio::ip::tcp;
 
-// Read size while waiting for a request; the parser asks for more when a request is larger.
-constexpr std::size_t kFirstRead = 4096;
+// Read size while waiting for a request, and so what an idle connection keeps allocated; the
+// parser asks for more when a request is larger (ab's are about 100 bytes).
+constexpr std::size_t kFirstRead = 512;
 // How long a rejected client may keep sending before we close anyway (Apache's lingering close).
 constexpr auto kLingerTime = std::chrono::seconds(2);
 
@@ -74,6 +75,9 @@ awaitable<bool> Session::wait_for_request(std::chrono::milliseconds timeout) {
     if (stopping_) {
         co_return false;
     }
+    if (buffer_.capacity() > kFirstRead) {
+        buffer_.shrink_to_fit();  // empty here: a large request's buffer is not kept while idle
+    }
     idle_ = true;
     stream_.expires_after(timeout);
     error_code ec;
@@ -99,8 +103,7 @@ awaitable<bool> Session::answer(const Request& request) {
         response->keep_alive(false);  // shutting down: this response is the connection's last
     }
     const error_code ec = co_await send(*response);
-    handler_.request_finished(peer_, request_line(request), response->status_code(),
-                              response->body().size());
+    handler_.request_finished(peer_, request, response->status_code(), response->body().size());
     co_return !ec && response->keep_alive();
 }
 

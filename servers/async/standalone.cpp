@@ -74,7 +74,7 @@ class StandaloneRun {
 
     const unsigned iterations_;
     const unsigned lanes_;
-    asio::io_context io_{1};
+    asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};  // one thread, as in the server
     StatusCounters counters_;
     ConnectionPool pool_;
     unsigned lanes_running_ = 0;

@@ -44,7 +44,8 @@ class Worker {
 
     const CommandLine& command_line_;
     const WorkerPlan plan_;
-    asio::io_context io_{1};
+    // One thread does everything: no locks in the scheduler and reactor, as libuv has none.
+    asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};
     RequestHandler handler_;
     ConnectionPool pool_;
     Endpoints endpoints_;

@@ -58,8 +58,7 @@ bool Connection::answer(const Request& request) {
         response.keep_alive(false);
     }
     const boost::beast::error_code ec = send(response);
-    handler_.request_finished(peer_, request_line(request), response.status_code(),
-                              response.body().size());
+    handler_.request_finished(peer_, request, response.status_code(), response.body().size());
     return !ec && response.keep_alive();
 }
 
