@@ -235,8 +235,14 @@ class Bench:
         """run.py's measured run: (exit code, CPU figures) with mariadbd and the machine."""
         args = types.SimpleNamespace(server_pid=server_pid, server_tree=tree,
                                      db_pid=self.options.db_pid, timeout=600)
-        code, figures = run.run_measured(args, command, stdout_path, stderr_path,
-                                         child_is_server=child_is_server)
+        try:
+            code, figures = run.run_measured(args, command, stdout_path, stderr_path,
+                                             child_is_server=child_is_server)
+        except run.StepFailed as error:
+            # run.py turns Ctrl-C into a failed step (after stopping the tool); here it ends the run.
+            if str(error).startswith("interrupted"):
+                raise KeyboardInterrupt from error
+            raise BenchError(str(error)) from error
         ours = sum(figures.get(f"{who}_cpu_s", 0.0) for who in ("server", "db", "client"))
         machine_cpu_s = figures["machine_busy_pct"] / 100 * figures["wall_s"] * CORES
         figures["other_cpu_pct"] = round(
@@ -257,7 +263,12 @@ class Bench:
         row = {"repetition": repetition, "kind": "ceiling", "server": name, "endpoint": "/html",
                "concurrency": k, "keepalive": 1 if name != "ceiling-per-connect" else 0,
                "command": " ".join(command)}
-        code, figures = self.measure(command, stem + ".txt", stem + ".err", child_is_server=True)
+        try:
+            code, figures = self.measure(command, stem + ".txt", stem + ".err",
+                                         child_is_server=True)
+        except BenchError as error:
+            self.fail(row, str(error))
+            return
         if code != 0:
             self.fail(row, f"exited with {code}: {run.tail(stem + '.err')}")
             return
@@ -329,7 +340,11 @@ class Bench:
         self.progress(f"repetition {repetition}: {name} {path} ab {' '.join(flags + ['-c', str(c)])}")
         row = {"repetition": repetition, "kind": "ab", "server": name, "endpoint": path,
                "concurrency": c, "keepalive": int(keepalive), "command": " ".join(command)}
-        code, figures = self.measure(command, stem + ".txt", stem + ".err", server.pid, tree)
+        try:
+            code, figures = self.measure(command, stem + ".txt", stem + ".err", server.pid, tree)
+        except BenchError as error:
+            self.fail(row, str(error))
+            return
         if code != 0:
             self.fail(row, f"ab exited with {code}: {run.tail(stem + '.err')}")
             return
@@ -404,6 +419,11 @@ class Bench:
         return time.monotonic() - self.started
 
 
+def stop_like_ctrl_c(signum, frame):
+    """SIGTERM ends the run as Ctrl-C does: the server of the moment is stopped on the way out."""
+    raise KeyboardInterrupt
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", required=True)
@@ -415,16 +435,17 @@ def main():
     parser.add_argument("--max-wait", type=float, default=900)
     parser.add_argument("--command", default="scripts/bench.sh", help="for the report")
     options = parser.parse_args()
+    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
     if options.repetitions < 1:
         parser.error("--repetitions must be 1 or more")
     os.makedirs(options.results_dir, exist_ok=True)
 
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    load_before, waited = wait_for_quiet_machine(options.max_load, options.max_wait)
-    log(f"== measuring: load average {load_before:.2f} on {CORES} cores "
-        f"(waited {waited:.0f} s for it)")
-    bench = Bench(options)
     try:
+        load_before, waited = wait_for_quiet_machine(options.max_load, options.max_wait)
+        log(f"== measuring: load average {load_before:.2f} on {CORES} cores "
+            f"(waited {waited:.0f} s for it)")
+        bench = Bench(options)
         run_seconds = bench.run()
     except KeyboardInterrupt:
         log("bench: interrupted")
