@@ -3,7 +3,9 @@
 #include <boost/beast/http/status.hpp>
 
 #include <charconv>
+#include <cstring>
 #include <ctime>
+#include <mutex>
 
 namespace mb {
 namespace {
@@ -27,9 +29,22 @@ std::string_view http_date_now() {
     thread_local std::size_t length = 0;
     const std::time_t now = std::time(nullptr);
     if (now != cached_second) {
-        std::tm utc{};
-        gmtime_r(&now, &utc);
-        length = std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+        // Formatted once per second for the whole process: a thread that starts later in that
+        // second (the blocking server starts one per connection) copies the text instead.
+        static std::mutex mutex;
+        static std::time_t shared_second = -1;
+        static char shared_text[64];
+        static std::size_t shared_length = 0;
+        const std::lock_guard lock(mutex);
+        if (shared_second != now) {
+            std::tm utc{};
+            gmtime_r(&now, &utc);
+            shared_length =
+                std::strftime(shared_text, sizeof shared_text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+            shared_second = now;
+        }
+        std::memcpy(text, shared_text, shared_length);
+        length = shared_length;
         cached_second = now;
     }
     return {text, length};

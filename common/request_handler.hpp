@@ -39,6 +39,8 @@ class RequestHandler {
     const ServerIdentity& identity() const { return identity_; }
     const ResponseFactory& responses() const { return responses_; }
     bool keepalive_enabled() const { return keepalive_; }
+    // The client's address is only needed for the access log: formatting it costs a sprintf.
+    bool logs_access() const { return access_log_ != nullptr; }
 
     // Routes a request: the finished response for /, /hello, /factorial, /status and every
     // routing error; the Route when the model must serve it (/html, /json, /tasks).

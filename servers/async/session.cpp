@@ -25,8 +25,10 @@ Session::Session(tcp::socket socket, RequestHandler& handler, Endpoints& endpoin
                  const HttpConfig& http)
     : stream_(std::move(socket)), handler_(handler), endpoints_(endpoints), http_(http) {
     error_code ec;
-    const auto remote = stream_.socket().remote_endpoint(ec);
-    peer_ = ec ? std::string("-") : remote.address().to_string();
+    if (handler_.logs_access()) {
+        const auto remote = stream_.socket().remote_endpoint(ec);
+        peer_ = ec ? std::string("-") : remote.address().to_string();
+    }
     // Each response goes out in one gather write; don't let Nagle hold back its last segment.
     stream_.socket().set_option(tcp::no_delay(true), ec);
 }

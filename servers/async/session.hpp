@@ -52,7 +52,7 @@ class Session {
     boost::beast::tcp_stream stream_;
     boost::beast::flat_buffer buffer_;
     std::string head_;  // the response head being sent; its capacity serves every response
-    std::string peer_;
+    std::string peer_;  // the client address, formatted only for the access log
     RequestHandler& handler_;
     Endpoints& endpoints_;
     const HttpConfig& http_;

@@ -51,7 +51,7 @@ class Connection {
     boost::beast::error_code send(const Response& response);
 
     SocketStream stream_;
-    std::string peer_;
+    std::string peer_;  // the client address, formatted only for the access log
     const ConnectionSettings& settings_;
     RequestHandler& handler_;
     Database database_;

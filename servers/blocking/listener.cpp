@@ -88,7 +88,7 @@ unsigned Listener::waiting() const {
     return info.tcpi_unacked;
 }
 
-std::optional<AcceptedConnection> Listener::accept(const StopSignal& stop) {
+std::optional<AcceptedConnection> Listener::accept(const StopSignal& stop, bool with_peer) {
     int pause_ms = -1;  // after running out of descriptors: wait a little before trying again
     for (;;) {
         pollfd entries[2] = {{stop.fd(), POLLIN, 0}, {fd_, POLLIN, 0}};
@@ -108,7 +108,7 @@ std::optional<AcceptedConnection> Listener::accept(const StopSignal& stop) {
             // Responses go out in one sendmsg(); Nagle would only delay the last segment.
             const int on = 1;
             ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-            return AcceptedConnection{fd, address_text(peer)};
+            return AcceptedConnection{fd, with_peer ? address_text(peer) : std::string()};
         }
         if (!is_transient(errno)) {
             // EMFILE, ENFILE, ENOBUFS, ENOMEM: the client stays in the backlog until we recover.

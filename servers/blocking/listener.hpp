@@ -12,7 +12,7 @@ namespace mb::blocking {
 
 struct AcceptedConnection {
     int fd = -1;       // non-blocking, TCP_NODELAY; the caller owns it
-    std::string peer;  // client IP address, for the access log
+    std::string peer;  // client IP address, for the access log; empty unless asked for
 };
 
 class Listener {
@@ -28,7 +28,8 @@ class Listener {
 
     // Waits for the next connection; nullopt once stop is raised. Transient failures (a client
     // that reset before accept, out of descriptors) are retried, the latter after a pause.
-    std::optional<AcceptedConnection> accept(const StopSignal& stop);
+    // with_peer: also format the client's address.
+    std::optional<AcceptedConnection> accept(const StopSignal& stop, bool with_peer);
 
     // How many connections wait in the kernel's accept queue, not yet accepted.
     unsigned waiting() const;

@@ -54,7 +54,7 @@ bool Server::wait(std::chrono::steady_clock::time_point deadline) {
 
 void Server::accept_loop() {
     while (workers_.wait_for_slot()) {
-        auto accepted = listener_.accept(stop_);
+        auto accepted = listener_.accept(stop_, handler_.logs_access());
         if (!accepted) {
             return;
         }

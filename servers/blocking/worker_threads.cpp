@@ -4,12 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace mb::blocking {
@@ -107,8 +108,10 @@ void WorkerThreads::finished(Ended ended) {
 }
 
 bool WorkerThreads::listed(pid_t tid) {
+    constexpr std::string_view prefix = "/proc/self/task/";
     char task[48];
-    std::snprintf(task, sizeof task, "/proc/self/task/%d", static_cast<int>(tid));
+    std::memcpy(task, prefix.data(), prefix.size());
+    *std::to_chars(task + prefix.size(), task + sizeof task - 1, tid).ptr = '\0';
     return ::access(task, F_OK) == 0;
 }
 
