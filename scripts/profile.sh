@@ -122,10 +122,15 @@ callgrind_annotate --inclusive=no --threshold=100 "$dump" 2>/dev/null \
     | awk -v n="$top" -v requests="$complete" '
         /^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ {
             count = $1; gsub(",", "", count)
+            # Frames that were on a stack when the counters were zeroed (program and thread
+            # entry, the event loop) come out with the costs of all they called since.
+            if ($0 ~ /ld-linux|start_thread|_M_run|__libc_start_main|:main |Worker::run/ ||
+                $0 ~ /\(below main\)|:clone |:0x[0-9a-f]+ \[.*libstdc\+\+/) next
             name = $0; sub(/^ *[0-9,]+ \( *[0-9.]+%\) +/, "", name)
             sub(/ \[[^]]*\]$/, "", name); sub(/^[^:]*:/, "", name)
             while (gsub(/<[^<>]*>/, "", name)) {}
             while (gsub(/\([^()]*\)/, "", name)) {}
+            if (name == "") next
             if (++shown > n) exit
             printf "%10.0f  %5.1f%%  %s\n", count / requests, 100 * count / total, name
         }' total="$total"
