@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: from a fresh clone, installs dependencies, builds, starts the private MariaDB,
-# runs every CTest test on the Release build and again on AddressSanitizer+UBSan and
-# ThreadSanitizer builds, fuzzes the request parser for 60 s, stops the database it started
-# (even when tests fail), and exits with the tests' status.
+# runs every CTest test on the Release build, scripts/stress.sh --quick on it, every test again
+# but the load runs on AddressSanitizer+UBSan and ThreadSanitizer builds, fuzzes the request parser for 60 s,
+# stops the database it started (even when tests fail), and exits with the tests' status.
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    the Release build's CTest tests only
 set -uo pipefail
@@ -57,6 +57,10 @@ for variant in "${variants[@]}"; do
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir "$dir" --output-on-failure --timeout 300 "${label_args[@]}" || status=1
+    if [ "$variant" = release ] && [ "$quick" -eq 0 ]; then
+        echo "== stress: overload, slow clients, database faults, leaks (--quick)"
+        BUILD_DIR="$root/build" bash scripts/stress.sh --quick || status=1
+    fi
 done
 
 if [ "$quick" -eq 0 ]; then
