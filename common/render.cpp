@@ -249,8 +249,8 @@ constexpr std::string_view kCellBreak = "</td><td>";
 constexpr std::string_view kRowClose = "</td></tr>\n";
 constexpr std::size_t kRowMarkup = kRowOpen.size() + 2 * kCellBreak.size() + kRowClose.size();
 // A typical row of either table, markup included, for sizing the page up front.
-constexpr std::size_t kHtmlRowEstimate = 96;
-constexpr std::size_t kJsonRowEstimate = 64;
+constexpr std::size_t kHtmlRowEstimate = 64;
+constexpr std::size_t kJsonRowEstimate = 56;
 // The keys and punctuation of one object, and two quoted strings or nulls.
 constexpr std::size_t kJsonRowMarkup =
     std::string_view(",{\"id\":,\"note\":,\"placed\":}").size() + 8;
