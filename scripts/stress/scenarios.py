@@ -15,9 +15,11 @@ import time
 from outcome import Outcome, before_after, mib, number
 from target import PeakSampler, Target, TargetError, get_all
 
-# Before a load, the server answers this many requests at once, so that what a load run finds
-# open afterwards (the async server's pool connections) is open before it too.
+# Before a load, the server answers this many requests at once, each holding its database
+# connections for a moment (WARM_UP_DB), so that what a load run leaves open (the async server's
+# pool connections, each opened on first use) is open before it too.
 WARM_UP_REQUESTS = 20
+WARM_UP_DB = "?delay_ms=200"
 # A scenario fails when descriptors or threads are not back to their pre-test counts this long
 # after a load ended.
 SETTLE_S = 15.0
@@ -224,7 +226,7 @@ def overload(ctx, model, out):
     s = ctx.sizes
     target = ctx.start("overload", model, ["--backlog", str(OVERLOAD_BACKLOG)])
     out.figure("server flags", f"--backlog {OVERLOAD_BACKLOG}")
-    warm_up(target, "/html")
+    warm_up(target, "/html" + WARM_UP_DB)
     before = target.snapshot()
     ab = f"ab -c {s['overload_c']} -n {s['overload_n']} /html"
     record = run_step(ctx, target, f"overload-{model}-ab", ab, "ab", "/html",
@@ -328,8 +330,9 @@ def database_fault(ctx, target, out, fault, reference, access_log):
     db = ctx.fault_db
     step_id = f"db-faults-{target.model}-{fault}"
     seen_before = statuses_in(access_log)
-    # ab runs on for a while after the database is back; the budget covers its restart.
-    duration = s["fault_up_s"] + s["fault_down_s"] + 15 + s["fault_after_s"]
+    # ab runs on for a while after the database is back, with time for it to restart (a few
+    # tenths of a second here; if it takes longer, the probes still time the recovery).
+    duration = s["fault_up_s"] + s["fault_down_s"] + s["fault_restart_s"] + s["fault_after_s"]
     ab = start_step(ctx, target, step_id, f"ab -l -c 20 -t {duration} /json, the database "
                     f"{'stopped' if fault == 'stop' else 'SIGKILLed'} after {s['fault_up_s']} s",
                     "ab", "/json", "-c", "20", "-n", "1000000", "--time-limit", str(duration),
@@ -427,7 +430,7 @@ def db_faults(ctx, model, out):
     first = target.get("/json")
     if first.status != 200:
         raise TargetError(f"GET /json before the faults: {first.status or first.error}")
-    warm_up(target, "/json")
+    warm_up(target, "/json" + WARM_UP_DB)
     before = target.snapshot()
     pid = target.pid
     for fault in ("stop", "kill"):
@@ -444,7 +447,7 @@ def db_faults(ctx, model, out):
 def leaks(ctx, model, out):
     s = ctx.sizes
     target = ctx.start("leaks", model, [])
-    warm_up(target, "/html")
+    warm_up(target, "/html" + WARM_UP_DB)
     before = target.snapshot()
     ab = f"ab -c {s['leak_c']} -n {s['leak_n']} /html"
     out.figure("each run", ab)

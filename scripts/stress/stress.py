@@ -24,13 +24,15 @@ SIZES = {
     "quick": {
         "overload_c": 1000, "overload_n": 10000, "siege_c": 500, "siege_time": "10S",
         "slow_connections": 300, "header_timeout_s": 3,
-        "fault_up_s": 2, "fault_down_s": 2, "fault_after_s": 2, "db_timeout_s": 2,
+        "fault_up_s": 2, "fault_down_s": 2, "fault_restart_s": 4, "fault_after_s": 2,
+        "db_timeout_s": 2,
         "slow_queries": 4, "leak_c": 200, "leak_n": 5000, "pause_s": 1,
     },
     "default": {
         "overload_c": 1000, "overload_n": 50000, "siege_c": 500, "siege_time": "60S",
         "slow_connections": 300, "header_timeout_s": 5,
-        "fault_up_s": 5, "fault_down_s": 5, "fault_after_s": 5, "db_timeout_s": 2,
+        "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
+        "db_timeout_s": 2,
         "slow_queries": 4, "leak_c": 200, "leak_n": 20000, "pause_s": 3,
     },
 }
