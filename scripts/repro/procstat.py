@@ -51,12 +51,15 @@ def status_number(pid, key):
 
 def snapshot(pid):
     """What one process holds now: threads (the kernel's counter in /proc/PID/status), open
-    descriptors, RSS and peak RSS (KiB); None when the process is gone."""
+    descriptors, RSS and peak RSS (KiB); None when the process is gone (or a zombie, which
+    has no memory left to report)."""
     try:
         with open(f"/proc/{pid}/status") as f:
             status = dict(line.split(":", 1) for line in f if ":" in line)
         fds = len(os.listdir(f"/proc/{pid}/fd"))
     except OSError:
+        return None
+    if "VmRSS" not in status:
         return None
     return {"threads": int(status["Threads"]), "fds": fds,
             "rss_kib": int(status["VmRSS"].split()[0]),

@@ -18,7 +18,7 @@ sys.path.append(os.path.join(HERE, "..", "repro"))
 import outcome  # noqa: E402
 import scenarios  # noqa: E402
 
-# --quick: small enough for CI (both servers in about 4 minutes on 2 cores); default: the
+# --quick: small enough for CI (both servers in about 2 minutes on 2 cores); default: the
 # issue's own counts. pause_s lets TIME_WAIT sockets drain between load runs.
 SIZES = {
     "quick": {
@@ -90,4 +90,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        # The scenario stopped its server on the way out; run.py stopped its tool.
+        print("\n== stress: interrupted", file=sys.stderr)
+        sys.exit(130)
