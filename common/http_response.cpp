@@ -51,7 +51,7 @@ std::string_view http_date_now() {
 }
 
 Response::Response(const ResponseShape& shape, http::status status, std::string_view server,
-                   std::string_view content_type, std::variant<std::string, std::string_view> body)
+                   std::string_view content_type, Body body)
     : status_(status),
       version_(shape.version),
       keep_alive_(shape.keep_alive),
@@ -61,7 +61,12 @@ Response::Response(const ResponseShape& shape, http::status status, std::string_
       body_(shape.head ? std::string_view() : std::move(body)) {}
 
 std::string_view Response::body() const {
-    return std::visit([](const auto& text) { return std::string_view(text); }, body_);
+    struct View {
+        std::string_view operator()(const std::string& text) const { return text; }
+        std::string_view operator()(std::string_view text) const { return text; }
+        std::string_view operator()(const TextBuffer& text) const { return text.view(); }
+    };
+    return std::visit(View{}, body_);
 }
 
 std::array<boost::asio::const_buffer, 2> Response::buffers(std::string& head) const {
@@ -91,7 +96,7 @@ std::array<boost::asio::const_buffer, 2> Response::buffers(std::string& head) co
 }
 
 Response ResponseFactory::make(const ResponseShape& shape, http::status status,
-                               std::string_view content_type, std::string body) const {
+                               std::string_view content_type, Body body) const {
     return Response(shape, status, server_, content_type, std::move(body));
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "common/routing.hpp"
+#include "common/text_buffer.hpp"
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/message.hpp>
@@ -38,12 +39,15 @@ ResponseShape shape_of(const Request& request, bool keepalive_enabled);
 // The RFC 7231 date of the current second, formatted once per second per thread.
 std::string_view http_date_now();
 
+// A response's body: text of its own, static text, or a rendered page.
+using Body = std::variant<std::string, std::string_view, TextBuffer>;
+
 class Response {
   public:
     // server, content_type and (later) extra_header must outlive the response: the factory's
     // Server text and string constants. The body is the response's own, or static text.
     Response(const ResponseShape& shape, http::status status, std::string_view server,
-             std::string_view content_type, std::variant<std::string, std::string_view> body);
+             std::string_view content_type, Body body);
 
     http::status status() const { return status_; }
     unsigned status_code() const { return static_cast<unsigned>(status_); }
@@ -67,7 +71,7 @@ class Response {
     std::string_view content_type_;
     std::string_view extra_header_;
     std::size_t content_length_;
-    std::variant<std::string, std::string_view> body_;
+    Body body_;
 };
 
 class ResponseFactory {
@@ -75,7 +79,7 @@ class ResponseFactory {
     explicit ResponseFactory(std::string server_header) : server_(std::move(server_header)) {}
 
     Response make(const ResponseShape& shape, http::status status, std::string_view content_type,
-                  std::string body) const;
+                  Body body) const;
     // A body of static text (no copy, no allocation).
     Response make_static(const ResponseShape& shape, http::status status,
                          std::string_view content_type, std::string_view body) const;

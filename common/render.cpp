@@ -1,6 +1,5 @@
 #include "common/render.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -64,35 +63,6 @@ constexpr std::size_t kMaxExpansion = 6;
 // Room beyond the worst case: a replacement is copied as 8 bytes.
 constexpr std::size_t kSlack = sizeof(Replacement);
 constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
-
-// A body being rendered: one buffer, sized up front from the row counts and written through a
-// pointer. Writers make room for a whole row first, so the writes themselves never check.
-class Output {
-  public:
-    explicit Output(std::size_t capacity) : text_(capacity, '\0'), at_(text_.data()) {}
-
-    void make_room(std::size_t bytes) {
-        const std::size_t used = at_ - text_.data();
-        if (text_.size() - used < bytes) {
-            text_.resize(std::max(2 * text_.size(), used + bytes));
-            at_ = text_.data() + used;
-        }
-    }
-    void put(std::string_view text) {
-        std::memcpy(at_, text.data(), text.size());
-        at_ += text.size();
-    }
-    void put(char c) { *at_++ = c; }
-    char*& cursor() { return at_; }
-    std::string take() {
-        text_.resize(at_ - text_.data());
-        return std::move(text_);
-    }
-
-  private:
-    std::string text_;
-    char* at_;
-};
 
 std::size_t text_bytes(const TextRow& row, unsigned columns) {
     std::size_t bytes = 0;
@@ -191,7 +161,7 @@ int utf8_sequence(const unsigned char* p, const unsigned char* end) {
 // UTF-8 and each maximal ill-formed subsequence becomes one U+FFFD (as nlohmann::json's replace
 // handler does). Needs room for kMaxExpansion bytes per byte of text, plus kSlack.
 template <class Specials, bool CheckUtf8>
-void put_escaped(Output& out, std::string_view text, const ReplacementTable& table) {
+void put_escaped(TextBuffer& out, std::string_view text, const ReplacementTable& table) {
     const char* p = text.data();
     const char* const end = p + text.size();
     char*& at = out.cursor();
@@ -225,12 +195,12 @@ void put_escaped(Output& out, std::string_view text, const ReplacementTable& tab
     }
 }
 
-void put_html_escaped(Output& out, std::string_view text) {
+void put_html_escaped(TextBuffer& out, std::string_view text) {
     put_escaped<HtmlSpecials, false>(out, text, kHtmlEscapes);
 }
 
 // A JSON string, quoted. Needs room for 2 + kMaxExpansion bytes per byte of text, plus kSlack.
-void put_json_string(Output& out, std::string_view text) {
+void put_json_string(TextBuffer& out, std::string_view text) {
     out.put('"');
     put_escaped<JsonSpecials, true>(out, text, kJsonEscapes);
     out.put('"');
@@ -256,7 +226,7 @@ constexpr std::size_t kJsonRowMarkup =
     std::string_view(",{\"id\":,\"note\":,\"placed\":}").size() + 8;
 
 // A cell of a column that needs no escaping is copied as it is.
-void put_html_cell(Output& out, std::string_view text, bool plain) {
+void put_html_cell(TextBuffer& out, std::string_view text, bool plain) {
     if (!plain) {
         put_html_escaped(out, text);
     } else if (!text.empty()) {
@@ -265,7 +235,7 @@ void put_html_cell(Output& out, std::string_view text, bool plain) {
 }
 
 // <tr><td>id</td><td>...</td><td>...</td></tr>: both tables are three columns. NULL: empty.
-void put_html_rows(Output& out, RowSource& rows) {
+void put_html_rows(TextBuffer& out, RowSource& rows) {
     const bool plain[] = {rows.plain(0), rows.plain(1), rows.plain(2)};
     TextRow row;
     while (rows.next(row)) {
@@ -283,14 +253,14 @@ void put_html_rows(Output& out, RowSource& rows) {
 }  // namespace
 
 std::string html_escape(std::string_view text) {
-    Output out(kMaxExpansion * text.size() + kSlack);
+    TextBuffer out(kMaxExpansion * text.size() + kSlack);
     put_html_escaped(out, text);
-    return out.take();
+    return std::string(out.view());
 }
 
-std::string render_html_page(RowSource& products, RowSource& orders) {
-    Output out(kPageHead.size() + kPageMiddle.size() + kPageTail.size() +
-               kHtmlRowEstimate * (products.size() + orders.size()));
+TextBuffer render_html_page(RowSource& products, RowSource& orders) {
+    TextBuffer out(kPageHead.size() + kPageMiddle.size() + kPageTail.size() +
+                   kHtmlRowEstimate * (products.size() + orders.size()));
     out.put(kPageHead);
     put_html_rows(out, products);
     out.make_room(kPageMiddle.size());
@@ -298,11 +268,11 @@ std::string render_html_page(RowSource& products, RowSource& orders) {
     put_html_rows(out, orders);
     out.make_room(kPageTail.size());
     out.put(kPageTail);
-    return out.take();
+    return out;
 }
 
-std::string render_orders_json(RowSource& orders) {
-    Output out(2 + kJsonRowEstimate * orders.size());
+TextBuffer render_orders_json(RowSource& orders) {
+    TextBuffer out(2 + kJsonRowEstimate * orders.size());
     out.put('[');
     const bool plain_note = orders.plain(2);
     const bool plain_placed = orders.plain(1);
@@ -335,7 +305,7 @@ std::string render_orders_json(RowSource& orders) {
     }
     out.make_room(1);
     out.put(']');
-    return out.take();
+    return out;
 }
 
 std::string render_index_page(std::string_view server_name, std::string_view model_description) {

@@ -97,7 +97,7 @@ TEST_F(SampleDatabase, HtmlPageIsWellFormedEscapedAndSized) {
     const MysqlResult order_result = orders();
     ResultRows product_rows(product_result.get());
     ResultRows order_rows(order_result.get());
-    const std::string page = render_html_page(product_rows, order_rows);
+    const std::string page(render_html_page(product_rows, order_rows).view());
     EXPECT_EQ(count(page, "<tr>"), count(page, "</tr>"));
     EXPECT_EQ(count(page, "<td>"), count(page, "</td>"));
     EXPECT_EQ(count(page, "<tbody>"), 2u);
@@ -139,23 +139,23 @@ TEST_F(SampleDatabase, ColumnsCopiedAsTheyAreNeedNoEscaping) {
     ResultRows order_rows(order_result.get());
     EXPECT_TRUE(product_rows.plain(0) && product_rows.plain(2) && !product_rows.plain(1));
     EXPECT_TRUE(order_rows.plain(0) && order_rows.plain(1) && !order_rows.plain(2));
-    const std::string page = render_html_page(product_rows, order_rows);
+    const std::string page(render_html_page(product_rows, order_rows).view());
     mysql_data_seek(order_result.get(), 0);
-    const std::string json = render_orders_json(order_rows);
+    const std::string json(render_orders_json(order_rows).view());
 
     mysql_data_seek(product_result.get(), 0);
     mysql_data_seek(order_result.get(), 0);
     EscapeEveryColumn all_products(product_result.get());
     EscapeEveryColumn all_orders(order_result.get());
-    EXPECT_EQ(page, render_html_page(all_products, all_orders));
+    EXPECT_EQ(page, render_html_page(all_products, all_orders).view());
     mysql_data_seek(order_result.get(), 0);
-    EXPECT_EQ(json, render_orders_json(all_orders));
+    EXPECT_EQ(json, render_orders_json(all_orders).view());
 }
 
 TEST_F(SampleDatabase, JsonHas300ObjectsWithTheRightFields) {
     const MysqlResult result = orders();
     ResultRows rows(result.get());
-    const auto parsed = nlohmann::json::parse(render_orders_json(rows));
+    const auto parsed = nlohmann::json::parse(render_orders_json(rows).view());
     ASSERT_EQ(parsed.size(), 300u);
     for (const auto& row : parsed) {
         ASSERT_EQ(row.size(), 3u);

@@ -63,7 +63,7 @@ MemoryRows sample_orders() {
 std::string render_sample_page() {
     MemoryRows products = sample_products();
     MemoryRows orders = sample_orders();
-    return render_html_page(products, orders);
+    return std::string(render_html_page(products, orders).view());
 }
 
 // The orders as nlohmann::json writes them, the reference for render_orders_json().
@@ -79,7 +79,7 @@ std::string json_reference(const std::vector<Cells>& orders) {
 
 std::string render_json(const std::vector<Cells>& orders) {
     MemoryRows rows(orders);
-    return render_orders_json(rows);
+    return std::string(render_orders_json(rows).view());
 }
 
 TEST(HtmlEscape, EverySpecialCharacter) {
@@ -178,7 +178,7 @@ TEST(HtmlPage, TwoTablesWithHeaderAndBodyRows) {
 TEST(HtmlPage, RowsLargerThanTheEstimateGrowThePage) {
     MemoryRows products({{"1", std::string(5000, '<'), "1.00"}});
     MemoryRows orders({{"1", "2010-01-01", std::string(3000, 'x')}});
-    const std::string page = render_html_page(products, orders);
+    const std::string page(render_html_page(products, orders).view());
     EXPECT_NE(page.find("<td>" + std::string(3000, 'x') + "</td>"), std::string::npos);
     std::string escaped;
     for (int i = 0; i < 5000; ++i) {
@@ -190,7 +190,7 @@ TEST(HtmlPage, RowsLargerThanTheEstimateGrowThePage) {
 
 TEST(Json, ParsesBackWithEveryField) {
     MemoryRows orders = sample_orders();
-    const auto parsed = nlohmann::json::parse(render_orders_json(orders));
+    const auto parsed = nlohmann::json::parse(render_orders_json(orders).view());
     ASSERT_TRUE(parsed.is_array());
     ASSERT_EQ(parsed.size(), 3u);
     for (std::size_t i = 0; i < 3; ++i) {

@@ -58,7 +58,7 @@ const std::string& expected_html() {
         const MysqlResult orders = db.query(kOrdersQuery);
         ResultRows product_rows(products.get());
         ResultRows order_rows(orders.get());
-        return render_html_page(product_rows, order_rows);
+        return std::string(render_html_page(product_rows, order_rows).view());
     }();
     return page;
 }
@@ -68,7 +68,7 @@ const std::string& expected_json() {
         MysqlConnection db{private_db()};
         const MysqlResult orders = db.query(kOrdersQuery);
         ResultRows rows(orders.get());
-        return render_orders_json(rows);
+        return std::string(render_orders_json(rows).view());
     }();
     return json;
 }

@@ -28,7 +28,7 @@ class StandaloneRun {
                 const HtmlResults results = database.html_results(0);
                 ResultRows products(results.products.get());
                 ResultRows orders(results.orders.get());
-                const std::string page = render_html_page(products, orders);
+                const TextBuffer page = render_html_page(products, orders);
                 page_bytes_.store(page.size(), std::memory_order_relaxed);
                 report_standalone_progress(done_.fetch_add(1) + 1, iterations_);
             }
