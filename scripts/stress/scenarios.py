@@ -451,17 +451,21 @@ def leaks(ctx, model, out):
     before = target.snapshot()
     ab = f"ab -c {s['leak_c']} -n {s['leak_n']} /html"
     out.figure("each run", ab)
+    # Run 0 is not compared: it brings what grows to a steady size and then stays (glibc's
+    # per-thread malloc arenas, the cached thread stacks) to that size, which would otherwise
+    # be counted as growth between runs 1 and 3 (seen: +17 % on the blocking server).
     rss = []
-    for run in (1, 2, 3):
+    for run in (0, 1, 2, 3):
         record = run_step(ctx, target, f"leaks-{model}-{run}", f"run {run}: {ab}", "ab",
                           "/html", "-c", str(s["leak_c"]), "-n", str(s["leak_n"]),
                           db_pid=ctx.db_pid)
         record_load(out, f"run {run}", record)
         rss.append(record_settle(out, f"run {run}", target, before)["rss_kib"])
         pause(ctx)
-    growth = max(rss[1:]) / rss[0] - 1
+    growth = max(rss[2:]) / rss[1] - 1
     out.check(f"RSS after runs 2 and 3 within {RSS_GROWTH_LIMIT:.0%} of run 1's",
-              growth <= RSS_GROWTH_LIMIT, f"{', '.join(mib(k) for k in rss)} MiB: {growth:+.1%}")
+              growth <= RSS_GROWTH_LIMIT,
+              f"{', '.join(mib(k) for k in rss)} MiB after runs 0 to 3: {growth:+.1%}")
     record_exit(out, target)
     return target
 
