@@ -120,10 +120,9 @@ void WorkerThreads::join_finished(std::unique_lock<std::mutex>& lock, bool wait)
         // Far below the cap, a joined thread that /proc still lists for a moment cannot make it
         // list more than the cap: join those that have cleared their tid, without asking /proc
         // (a path lookup there cost more than the rest of the acceptor's work per connection).
-        const auto joined =
-            std::remove_if(finished_.begin(), finished_.end(), [](const Ended& ended) {
-                return pthread_tryjoin_np(ended.thread, nullptr) == 0;
-            });
+        const auto joined = std::remove_if(
+            finished_.begin(), finished_.end(),
+            [](const Ended& ended) { return pthread_tryjoin_np(ended.thread, nullptr) == 0; });
         live_ -= static_cast<std::size_t>(finished_.end() - joined);
         finished_.erase(joined, finished_.end());
         return;
