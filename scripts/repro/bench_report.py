@@ -197,7 +197,7 @@ def verdict(holds, measured):
     return "holds" if holds else "**does not hold**"
 
 
-def render(summaries, settings, failures):
+def render(summaries, settings, failures, repeated):
     cores = settings["cores"]
     lines = [
         "# Benchmark: each server against the database's own ceiling",
@@ -207,7 +207,10 @@ def render(summaries, settings, failures):
         f"repetitions, {settings['run_s']} s of runs. Load average before: "
         f"{settings['load_before']:.2f} (waited {settings['waited_s']} s), after: "
         f"{settings['load_after']:.2f}. *other %*: CPU used by other processes during the runs, "
-        "in % of the machine (it pollutes the figures).",
+        "in % of the machine (it pollutes the figures)." + (
+            f" Each run first waited for a nearly idle machine; {repeated} were measured again "
+            f"because other work took more than {settings['polluted_pct']} % of it."
+            if "polluted_pct" in settings else ""),
         "",
         "## Ceilings: the /html workload without HTTP (`--standalone N --concurrency K`)",
         "",
@@ -282,7 +285,8 @@ def write(directory, rows, settings):
             writer.writerow({column: round(value, 4) if isinstance(value, float) else value
                              for column, value in summaries[key].items()})
     failures = [row for row in rows if row.get("status", "ok") != "ok"]
-    report = render(summaries, settings, failures)
+    repeated = sum(1 for row in rows if (number(row.get("attempts")) or 1) > 1)
+    report = render(summaries, settings, failures, repeated)
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(report)
     print(report)
