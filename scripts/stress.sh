@@ -10,7 +10,7 @@
 #                 ab -c 20 /json: only 200 and 503, 503 within 1 s while it is down, right
 #                 answers within 2 s of its return without a restart; queries past --db-timeout
 #                 answered 504 at the timeout, their connections free at once
-#   leaks         ab -c 200 -n 20000 /html four times: RSS after runs 2 and 3 within 10 % of
+#   leaks         ab -c 200 -n 20000 /html four times: RSS after run 3 within 10 % of
 #                 run 1's (run 0 brings the malloc arenas to their steady size)
 # After every load: open descriptors and threads back to their pre-test counts (/proc), /hello
 # still answered, and SIGTERM ends the server with exit status 0.

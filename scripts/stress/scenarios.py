@@ -462,8 +462,11 @@ def leaks(ctx, model, out):
         record_load(out, f"run {run}", record)
         rss.append(record_settle(out, f"run {run}", target, before)["rss_kib"])
         pause(ctx)
-    growth = max(rss[2:]) / rss[1] - 1
-    out.check(f"RSS after runs 2 and 3 within {RSS_GROWTH_LIMIT:.0%} of run 1's",
+    # Issue 6: RSS after three identical runs within 10 % of RSS after the first. A leak grows
+    # with every run, so the last run shows it; run 2 alone may peak with the arenas (seen: 15.4,
+    # 17.4, 15.8 MiB on the blocking server) and is reported, not judged.
+    growth = rss[3] / rss[1] - 1
+    out.check(f"RSS after run 3 within {RSS_GROWTH_LIMIT:.0%} of run 1's",
               growth <= RSS_GROWTH_LIMIT,
               f"{', '.join(mib(k) for k in rss)} MiB after runs 0 to 3: {growth:+.1%}")
     record_exit(out, target)
