@@ -64,9 +64,6 @@ for tool in valgrind callgrind_control callgrind_annotate ab curl; do
     command -v "$tool" >/dev/null || die "$tool not found (apt-get install valgrind apache2-utils curl)"
 done
 
-prepare_build "$(mktemp /tmp/profile-build.XXXXXX.log)" >&2 || exit 1
-prepare_db >&2 || die "the private MariaDB did not start (scripts/db.sh start)"
-
 work=$(mktemp -d /tmp/profile.XXXXXX)
 out=${out:-$work/callgrind.out}
 server_pid=""
@@ -76,6 +73,10 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "profile.sh: interrupted" >&2; exit 130' INT TERM
+
+# prepare_build prints the compiler's errors itself when the build fails.
+prepare_build "$work/build.log" >&2 || exit 1
+prepare_db >&2 || die "the private MariaDB did not start (scripts/db.sh start)"
 
 binary=$(server_binary "$model")
 echo "== callgrind: $binary ${server_flags[*]}"
