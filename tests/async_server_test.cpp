@@ -267,6 +267,88 @@ TEST(AsyncServer, StopsCleanlyAfterTimeoutsAndRejectionsWithTaskTwosPending) {
     EXPECT_NE(server->stderr_text().find("task two dropped: server stopping"), std::string::npos);
 }
 
+TEST(AsyncServer, AWaitForAPoolConnectionPastDbQueueTimeoutIs503) {
+    const auto server = start({"--db-pool", "1", "--db-queue-timeout", "0.5"});
+    EXPECT_EQ(status_of(server->port())["async"]["pool"]["queue_timeout_s"], 0.5);
+    HttpConnection holder(server->port());
+    holder.send("GET /json?delay_ms=2000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(pool_reaches(server->port(), "busy", 1));
+    const HttpReply waited = http_get(server->port(), "/json");
+    EXPECT_EQ(waited.status, 503u);
+    EXPECT_EQ(waited.body, "database queue wait timed out\n");
+    EXPECT_FALSE(waited.header("retry-after").empty());
+    EXPECT_GE(waited.elapsed, 450ms);
+    EXPECT_LT(waited.elapsed, 1500ms);
+    EXPECT_EQ(holder.read_reply().status, 200u);
+    EXPECT_EQ(status_of(server->port())["async"]["pool"]["timed_out"], 1);
+}
+
+TEST(AsyncServer, TheQueueForPoolConnectionsHasALimitByDefault) {
+    const auto server = start();
+    EXPECT_EQ(status_of(server->port())["async"]["pool"]["queue_limit"], 4096);
+}
+
+// 150 clients ask for a slow /json and leave at once. The ten that got a connection run their
+// query to the end; the 140 waiting for one are dropped, so a new client waits one delay at most,
+// not the fourteen it would take to serve nobody.
+TEST(AsyncServer, QueuedWorkOfClientsThatLeftIsDropped) {
+    const auto server = start();
+    for (int i = 0; i < 150; ++i) {
+        HttpConnection leaving(server->port());
+        leaving.send("GET /json?delay_ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    }
+    ASSERT_TRUE(pool_reaches(server->port(), "busy", 10));
+    HttpConnection later(server->port(), 20s);
+    const HttpReply reply = later.request("GET", "/json");
+    EXPECT_EQ(reply.status, 200u);
+    EXPECT_LT(reply.elapsed, 2500ms);
+    const auto status = status_of(server->port());
+    EXPECT_GE(status["async"]["pool"]["dropped"].get<int>(), 100) << status.dump();
+    EXPECT_EQ(status["async"]["pool"]["queued"], 0);
+}
+
+// stderr a pipe nobody reads: its 64 KiB fill after some 500 /tasks demos (three lines each).
+// The loop must go on serving, dropping the lines it cannot write and counting them.
+TEST(AsyncServer, AFullStderrPipeNeverStallsTheLoop) {
+    const ServerProcess server(binary_path(kBinary), {}, ProcessSetup{.stderr_unread_pipe = true});
+    HttpConnection connection(server.port(), 5s);
+    for (int i = 0; i < 3000; ++i) {
+        ASSERT_EQ(connection.request("GET", "/tasks?delay_ms=0").status, 200u) << "request " << i;
+    }
+    const HttpReply hello = http_get(server.port(), "/hello");
+    EXPECT_EQ(hello.status, 200u);
+    EXPECT_LT(hello.elapsed, 1s);
+    EXPECT_GT(status_of(server.port())["log"]["dropped_lines"].get<long>(), 1000);
+}
+
+TEST(AsyncServer, PendingTaskTwosAreCapped) {
+    const auto server = start({"--max-pending-tasks", "3"});
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(http_get(server->port(), "/tasks?delay_ms=5000").status, 200u);
+    }
+    const HttpReply refused = http_get(server->port(), "/tasks?delay_ms=5000");
+    EXPECT_EQ(refused.status, 503u);
+    EXPECT_FALSE(refused.header("retry-after").empty());
+    EXPECT_EQ(status_of(server->port())["async"]["pending_task_twos"], 3);
+}
+
+// The first request has --timeout from the accept on, its first byte included: a client that
+// waits almost that long before it starts does not get a second --timeout for the rest.
+TEST(AsyncServer, TheFirstRequestHasTimeoutFromTheAccept) {
+    const auto server = start({"--timeout", "2"});
+    HttpConnection connection(server->port());
+    const auto connected = Clock::now();
+    std::this_thread::sleep_for(1500ms);
+    const std::string request = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    bool closed = false;
+    for (std::size_t i = 0; !closed && Clock::now() - connected < 5s; ++i) {
+        connection.send_best_effort(i < request.size() ? request.substr(i, 1) : "a");
+        closed = connection.closed_by_server(100ms);
+    }
+    EXPECT_TRUE(closed);
+    EXPECT_LT(Clock::now() - connected, 2500ms);
+}
+
 // ---- Same bytes as the blocking server ----------------------------------------------------------
 
 // The index page names its server on one line (README: both pages are identical but for it);
@@ -357,9 +439,10 @@ TEST(AsyncServer, ClusterKeepsServingWhenAWorkerIsKilledAndStopsOnSigterm) {
 // ---- Flags and standalone ---------------------------------------------------------------------
 
 TEST(AsyncServer, BadModelFlagsPrintUsageAndExit2) {
-    expect_flags_rejected(binary_path(kBinary),
-                          {"--db-pool 0", "--db-pool 1001", "--db-queue-limit -1", "--workers 257",
-                           "--workers -1", "--concurrency 0"});
+    expect_flags_rejected(
+        binary_path(kBinary),
+        {"--db-pool 0", "--db-pool 1001", "--db-queue-limit -1", "--workers 257", "--workers -1",
+         "--concurrency 0", "--db-queue-timeout 0", "--max-pending-tasks 0"});
 }
 
 TEST(AsyncServer, StandaloneKeepsKIterationsInFlightOnTwoConnectionsEach) {
