@@ -17,16 +17,15 @@ AccessLog::AccessLog(const std::string& path)
     }
 }
 
-AccessLog::~AccessLog() {
-    ::close(fd_);
-}
+AccessLog::~AccessLog() { ::close(fd_); }
 
-std::string AccessLog::format(std::string_view peer, std::string_view request_line,
-                              unsigned status, std::size_t body_bytes, std::time_t when) {
+std::string AccessLog::format(std::string_view peer, std::string_view request_line, unsigned status,
+                              std::size_t body_bytes, std::time_t when) {
     std::tm utc{};
     gmtime_r(&when, &utc);
     char date[40];
-    const std::size_t date_length = std::strftime(date, sizeof date, "[%d/%b/%Y:%H:%M:%S +0000]", &utc);
+    const std::size_t date_length =
+        std::strftime(date, sizeof date, "[%d/%b/%Y:%H:%M:%S +0000]", &utc);
     std::string line;
     line.reserve(peer.size() + request_line.size() + 64);
     line.append(peer.empty() ? "-" : peer);

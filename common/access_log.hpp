@@ -10,7 +10,7 @@
 namespace mb {
 
 class AccessLog {
-public:
+  public:
     // Opens (appends to) path; throws std::runtime_error with the reason when it cannot.
     explicit AccessLog(const std::string& path);
     ~AccessLog();
@@ -21,10 +21,10 @@ public:
     void write(std::string_view peer, std::string_view request_line, unsigned status,
                std::size_t body_bytes);
 
-    static std::string format(std::string_view peer, std::string_view request_line,
-                              unsigned status, std::size_t body_bytes, std::time_t when);
+    static std::string format(std::string_view peer, std::string_view request_line, unsigned status,
+                              std::size_t body_bytes, std::time_t when);
 
-private:
+  private:
     int fd_ = -1;
 };
 

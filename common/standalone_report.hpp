@@ -16,11 +16,11 @@ struct RunTimes {
 
 // Starts measuring at construction; elapsed() reads wall clock and this process's CPU times.
 class RunTimer {
-public:
+  public:
     RunTimer();
     RunTimes elapsed() const;
 
-private:
+  private:
     std::chrono::steady_clock::time_point wall_start_;
     double user_start_ = 0;
     double sys_start_ = 0;

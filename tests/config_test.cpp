@@ -1,4 +1,4 @@
-#include "common/config.hpp"
+#include "common/command_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,6 @@
 
 namespace mb {
 namespace {
-
 
 CommandLine::Action parse(CommandLine& cl, std::vector<const char*> args,
                           std::map<std::string, std::string> env = {}) {
@@ -72,9 +71,13 @@ TEST(Config, StandaloneDefaultsTo1000) {
 
 TEST(Config, EnvironmentIsTheFallback) {
     CommandLine cl{"test-server", "for tests", 8081};
-    parse(cl, {}, {{"MYSQL_HOST", "10.1.2.3"}, {"MYSQL_TCP_PORT", "3999"},
-                   {"MYSQL_UNIX_PORT", "/run/db.sock"}, {"MYSQL_PWD", "secret"},
-                   {"MYSQL_USER", "reader"}, {"MYSQL_DATABASE", "otherdb"}});
+    parse(cl, {},
+          {{"MYSQL_HOST", "10.1.2.3"},
+           {"MYSQL_TCP_PORT", "3999"},
+           {"MYSQL_UNIX_PORT", "/run/db.sock"},
+           {"MYSQL_PWD", "secret"},
+           {"MYSQL_USER", "reader"},
+           {"MYSQL_DATABASE", "otherdb"}});
     EXPECT_EQ(cl.db.host, "10.1.2.3");
     EXPECT_EQ(cl.db.port, 3999);
     EXPECT_EQ(cl.db.socket, "/run/db.sock");

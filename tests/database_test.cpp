@@ -1,8 +1,8 @@
 // Integration: the private MariaDB of scripts/db.sh, queried through the blocking wrapper.
-#include "common/config.hpp"
-#include "common/mysql_connection.hpp"
-#include "common/render.hpp"
-#include "common/workload.hpp"
+#include "common/command_line.hpp"
+#include "common/db/blocking_connection.hpp"
+#include "common/db/workload.hpp"
+#include "common/pages/render.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -35,7 +35,9 @@ using Row = std::vector<std::optional<std::string>>;
 
 class SampleDatabase : public ::testing::Test {
   protected:
-    MysqlConnection db{test_db()};
+    void SetUp() override { db.connect(); }
+
+    BlockingDbConnection db{test_db()};
     MysqlResult products() { return checked(db.query(kProductsQuery)); }
     MysqlResult orders() { return checked(db.query(kOrdersQuery)); }
 
@@ -182,7 +184,8 @@ TEST(DatabaseErrors, UnreachableDatabaseIsUnavailable) {
     config.host = "127.0.0.1";
     config.port = 1;  // nothing listens on port 1
     try {
-        MysqlConnection db{config};
+        BlockingDbConnection db{config};
+        db.connect();
         FAIL() << "connected to port 1";
     } catch (const DbError& e) {
         EXPECT_EQ(e.kind, DbError::Kind::unavailable);
@@ -190,7 +193,8 @@ TEST(DatabaseErrors, UnreachableDatabaseIsUnavailable) {
 }
 
 TEST(DatabaseErrors, ReadOnlyUserCannotWrite) {
-    MysqlConnection db{test_db()};
+    BlockingDbConnection db{test_db()};
+    db.connect();
     try {
         db.query("DELETE FROM products WHERE id = 1");
         FAIL() << "the server's user could write";
@@ -203,7 +207,8 @@ TEST(DatabaseErrors, ReadOnlyUserCannotWrite) {
 // server's own error answer, be dropped after one of the client library's (2000 and up), whose
 // protocol state is unknown.
 TEST(DatabaseErrors, AServerErrorLeavesTheConnectionUsableAClientErrorBreaksIt) {
-    MysqlConnection db{test_db()};
+    BlockingDbConnection db{test_db()};
+    db.connect();
     try {
         db.query("DELETE FROM products WHERE id = 1");
         FAIL() << "the server's user could write";
@@ -239,7 +244,8 @@ TEST(DatabaseErrors, AServerErrorLeavesTheConnectionUsableAClientErrorBreaksIt) 
 TEST(DatabaseErrors, SlowQueryTimesOut) {
     DbConfig config = test_db();
     config.query_timeout = std::chrono::milliseconds(1000);
-    MysqlConnection db{config};
+    BlockingDbConnection db{config};
+    db.connect();
     try {
         db.query(sleep_query(3000));
         FAIL() << "a 3 s query passed a 1 s timeout";

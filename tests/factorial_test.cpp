@@ -1,4 +1,4 @@
-#include "common/factorial.hpp"
+#include "common/pages/factorial.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,9 +31,7 @@ TEST(Factorial, InnerLimbsKeepLeadingZeros) {
     EXPECT_EQ(factorial_digits(25), "15511210043330985984000000");
 }
 
-TEST(Factorial, BodyFormat) {
-    EXPECT_EQ(render_factorial(5), "5! = 120\n");
-}
+TEST(Factorial, BodyFormat) { EXPECT_EQ(render_factorial(5), "5! = 120\n"); }
 
 }  // namespace
 }  // namespace mb

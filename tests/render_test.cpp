@@ -1,4 +1,4 @@
-#include "common/render.hpp"
+#include "common/pages/render.hpp"
 
 #include <nlohmann/json.hpp>
 

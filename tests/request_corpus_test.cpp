@@ -1,7 +1,7 @@
 // The hostile request corpus (tests/hostile/) through the parser and router both servers use:
 // each file must come out as its expected status, or as incomplete where the server can only
 // wait and close. The server-level test sends the same files over real sockets.
-#include "common/request_parser.hpp"
+#include "common/http/request_parser.hpp"
 #include "tests/support/hostile_corpus.hpp"
 
 #include <gtest/gtest.h>

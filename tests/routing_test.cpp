@@ -1,5 +1,5 @@
-#include "common/routing.hpp"
-#include "common/request_parser.hpp"
+#include "common/http/routing.hpp"
+#include "common/http/request_parser.hpp"
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>

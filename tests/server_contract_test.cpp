@@ -2,11 +2,11 @@
 // binaries over real sockets and the private MariaDB: status, headers and body of every endpoint,
 // HEAD, every error code, keep-alive, the database faults and shutdown. One instance of the suite
 // per server kind (tests/support/server_kinds.hpp).
-#include "common/config.hpp"
-#include "common/factorial.hpp"
-#include "common/mysql_connection.hpp"
-#include "common/render.hpp"
-#include "common/workload.hpp"
+#include "common/command_line.hpp"
+#include "common/db/blocking_connection.hpp"
+#include "common/db/workload.hpp"
+#include "common/pages/factorial.hpp"
+#include "common/pages/render.hpp"
 #include "tests/support/flag_checks.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_kinds.hpp"
@@ -53,7 +53,8 @@ DbConfig private_db() {
 
 const std::string& expected_html() {
     static const std::string page = [] {
-        MysqlConnection db{private_db()};
+        BlockingDbConnection db{private_db()};
+        db.connect();
         const MysqlResult products = db.query(kProductsQuery);
         const MysqlResult orders = db.query(kOrdersQuery);
         ResultRows product_rows(products.get());
@@ -65,7 +66,8 @@ const std::string& expected_html() {
 
 const std::string& expected_json() {
     static const std::string json = [] {
-        MysqlConnection db{private_db()};
+        BlockingDbConnection db{private_db()};
+        db.connect();
         const MysqlResult orders = db.query(kOrdersQuery);
         ResultRows rows(orders.get());
         return std::string(render_orders_json(rows).view());

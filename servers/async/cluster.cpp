@@ -1,8 +1,8 @@
 #include "servers/async/cluster.hpp"
 
 #include "common/event_log.hpp"
+#include "servers/async/listener.hpp"
 #include "servers/async/server.hpp"
-#include "servers/async/worker.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -71,8 +71,8 @@ std::string describe_exit(int status) {
 
 class Supervisor {
   public:
-    Supervisor(const CommandLine& command_line, const AsyncOptions& options)
-        : command_line_(command_line), options_(options), slots_(options.worker_processes()) {}
+    Supervisor(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options)
+        : http_(http), db_(db), options_(options), slots_(options.worker_processes()) {}
 
     int run() {
         reserve_port();
@@ -108,7 +108,7 @@ class Supervisor {
     // Binds (without listening) the port every worker will listen on, so that port 0 becomes
     // one concrete port and the port stays ours while a worker restarts.
     void reserve_port() {
-        endpoint_ = resolve_listen_address(command_line_.http.listen);
+        endpoint_ = resolve_listen_address(http_.listen);
         // With SO_REUSEPORT this cluster could silently join the listeners of another server
         // that already has the port (same user, same option): a plain bind tells first.
         if (endpoint_.port() != 0) {
@@ -188,10 +188,10 @@ class Supervisor {
         signal_fd_->reset();
         ready_read_->reset();
         ::sigprocmask(SIG_UNBLOCK, &signals_, nullptr);
-        const WorkerPlan plan{index, static_cast<unsigned>(slots_.size()), ready_write_->get()};
+        const ServerPlan plan{index, static_cast<unsigned>(slots_.size()), ready_write_->get()};
         try {
-            Worker worker(command_line_, options_, endpoint_, plan);
-            return worker.run();
+            Server server(http_, db_, options_, endpoint_, plan);
+            return server.run();
         } catch (const std::exception& e) {
             log_event(std::string("worker failed: ") + e.what());
             return 1;
@@ -254,8 +254,7 @@ class Supervisor {
             log_event(std::to_string(slots_.size()) +
                       " worker processes listening (SO_REUSEPORT), supervisor pid " +
                       std::to_string(::getpid()));
-            std::cout << "listening on "
-                      << listen_url({command_line_.http.listen.host, endpoint_.port()})
+            std::cout << "listening on " << listen_url({http_.listen.host, endpoint_.port()})
                       << std::endl;
         }
     }
@@ -316,7 +315,8 @@ class Supervisor {
         return std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.pid > 0; });
     }
 
-    const CommandLine& command_line_;
+    const HttpConfig& http_;
+    const DbConfig& db_;
     const AsyncOptions& options_;
     std::vector<Slot> slots_;
     asio::ip::tcp::endpoint endpoint_;
@@ -333,8 +333,8 @@ class Supervisor {
 
 }  // namespace
 
-int run_cluster(const CommandLine& command_line, const AsyncOptions& options) {
-    Supervisor supervisor(command_line, options);
+int run_cluster(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options) {
+    Supervisor supervisor(http, db, options);
     return supervisor.run();
 }
 

@@ -1,12 +1,12 @@
 // async-server: the Node.js model. See README.md, "Async server".
-#include "common/config.hpp"
+#include "common/command_line.hpp"
+#include "common/db/blocking_connection.hpp"
 #include "common/event_log.hpp"
-#include "common/mysql_connection.hpp"
-#include "servers/async/async_options.hpp"
 #include "servers/async/cluster.hpp"
+#include "servers/async/listener.hpp"
+#include "servers/async/options.hpp"
 #include "servers/async/server.hpp"
 #include "servers/async/standalone.hpp"
-#include "servers/async/worker.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -66,12 +66,12 @@ int main(int argc, char* argv[]) {
                                              options.concurrency);
         }
         if (options.worker_processes() > 1) {
-            return mb::async::run_cluster(command_line, options);
+            return mb::async::run_cluster(command_line.http, command_line.db, options);
         }
-        mb::async::Worker worker(command_line, options,
+        mb::async::Server server(command_line.http, command_line.db, options,
                                  mb::async::resolve_listen_address(command_line.http.listen),
-                                 mb::async::WorkerPlan{});
-        return worker.run();
+                                 mb::async::ServerPlan{});
+        return server.run();
     } catch (const std::exception& e) {
         std::cerr << kProgram << ": " << e.what() << "\n";
         return 1;

@@ -2,137 +2,123 @@
 
 #include "common/event_log.hpp"
 
-#include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
+#include <signal.h>
+#include <unistd.h>
 
-#include <sys/socket.h>
-
-#include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <system_error>
 
 namespace mb::async {
+
 namespace {
 
-using tcp = asio::ip::tcp;
-
-// After a failed accept (out of descriptors, most likely) the loop waits this long before
-// trying again instead of spinning on the error.
-constexpr auto kAcceptRetryPause = std::chrono::milliseconds(100);
+ServerIdentity identity() {
+    return {"async-server", "async",
+            "async: one event-loop thread, non-blocking MySQL (Node.js model)"};
+}
 
 }  // namespace
 
-std::string to_string(const tcp::endpoint& endpoint) {
-    return listen_url({endpoint.address().to_string(), endpoint.port()});
+Server::Server(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options,
+               const asio::ip::tcp::endpoint& endpoint, const ServerPlan& plan)
+    : http_(http),
+      plan_(plan),
+      pages_(identity()),
+      log_(http.access_log),
+      exchanges_{pages_, log_, http.keepalive, [this] { return status(); }},
+      pool_(io_.get_executor(), db, options.db_pool, options.db_queue_limit,
+            options.db_queue_timeout, log_.counters()),
+      model_work_(io_.get_executor(), pages_, log_, pool_, options.max_pending_tasks),
+      listener_(io_, endpoint, plan.workers > 1, http, exchanges_, model_work_),
+      signals_(io_, SIGINT, SIGTERM),
+      grace_(io_) {}
+
+int Server::run() {
+    listener_.start();
+    wait_for_signal();
+    announce();
+    try {
+        io_.run();
+    } catch (const std::exception& e) {
+        // Only a bug gets here (the accept loop and every session handle their own errors).
+        // Coroutines still suspended on the loop hold pool leases and sessions; destroying them
+        // now would touch objects already gone, so leave without a teardown.
+        log_event(std::string("fatal: ") + e.what());
+        std::_Exit(1);
+    }
+    // Stopped. A further SIGINT/SIGTERM (impatient users, supervisors) must not turn a clean
+    // exit into death by signal once the signal_set gives the default action back: block them.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
+    log_event("stopped");
+    return 0;
 }
 
-tcp::endpoint resolve_listen_address(const ListenAddress& address) {
-    asio::io_context io;
-    tcp::resolver resolver(io);
-    const auto found = resolver.resolve(address.host, std::to_string(address.port),
-                                        tcp::resolver::passive | tcp::resolver::numeric_service);
-    return found.begin()->endpoint();
-}
-
-Server::Server(asio::io_context& io, const tcp::endpoint& endpoint, bool reuse_port,
-               const HttpConfig& http, RequestHandler& handler, Endpoints& endpoints)
-    : acceptor_(io), accept_pause_(io), http_(http), handler_(handler), endpoints_(endpoints) {
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(tcp::acceptor::reuse_address(true));
-    if (reuse_port) {
-        const int on = 1;
-        if (::setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) !=
-            0) {
-            throw boost::system::system_error(errno, boost::system::system_category(),
-                                              "setsockopt(SO_REUSEPORT)");
+void Server::announce() {
+    if (plan_.ready_fd >= 0) {
+        const char ready = 1;
+        if (::write(plan_.ready_fd, &ready, 1) != 1) {
+            throw std::system_error(errno, std::generic_category(), "telling the supervisor");
         }
+        return;
     }
-    error_code ec;
-    acceptor_.bind(endpoint, ec);
-    if (!ec) {
-        acceptor_.listen(http.backlog, ec);
-    }
-    if (ec) {
-        throw boost::system::system_error(ec, "cannot listen on " + to_string(endpoint));
-    }
+    std::cout << "listening on " << listen_url({http_.listen.host, listener_.port()}) << std::endl;
 }
 
-void Server::start() {
-    asio::co_spawn(acceptor_.get_executor(), accept_loop(), [](std::exception_ptr e) {
-        if (e) {
-            std::rethrow_exception(e);  // out of io_context::run(): see Worker::run()
+void Server::wait_for_signal() {
+    signals_.async_wait([this](const error_code& ec, int signal_number) {
+        if (ec) {
+            return;  // finish() cancelled the wait
+        }
+        if (!stopping_) {
+            begin_stop(signal_number);
+            wait_for_signal();
+        } else {
+            log_event("second signal: closing every connection now");
+            abort_all();
         }
     });
 }
 
-void Server::stop(std::function<void()> on_drained) {
+void Server::begin_stop(int signal_number) {
     stopping_ = true;
-    on_drained_ = std::move(on_drained);
-    error_code ignored;
-    acceptor_.close(ignored);
-    accept_pause_.cancel();
-    for (Session* session : sessions_) {
-        session->stop();
-    }
-    // Posted, so that a connection accepted just before the stop registers first.
-    asio::post(acceptor_.get_executor(), [this] { drained_check(); });
+    log_event(std::string(signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
+              ": stopping; requests in flight may finish");
+    model_work_.cancel_pending_tasks();
+    grace_.expires_after(http_.io_timeout);
+    grace_.async_wait([this](const error_code& ec) {
+        if (!ec) {
+            log_event("connections still busy after --timeout; closing them");
+            abort_all();
+        }
+    });
+    listener_.stop([this] { finish(); });
 }
 
-void Server::abort() {
-    for (Session* session : sessions_) {
-        session->abort();
-    }
+void Server::abort_all() {
+    listener_.abort();
+    pool_.cancel_all();
+}
+
+void Server::finish() {
+    grace_.cancel();
+    signals_.cancel();
+    // The last work of the loop: a polite goodbye on each open database connection.
+    asio::co_spawn(io_, pool_.close(), [](std::exception_ptr) {});
 }
 
 nlohmann::json Server::status() const {
-    const auto idle = std::count_if(sessions_.begin(), sessions_.end(),
-                                    [](const Session* session) { return session->idle(); });
-    return {{"open", sessions_.size()}, {"idle", idle}};
-}
-
-awaitable<void> Server::accept_loop() {
-    while (acceptor_.is_open()) {
-        error_code ec;
-        tcp::socket socket = co_await acceptor_.async_accept(into(ec));
-        if (ec) {
-            if (!acceptor_.is_open()) {
-                break;
-            }
-            log_event("accept failed: " + ec.message());
-            accept_pause_.expires_after(kAcceptRetryPause);
-            co_await accept_pause_.async_wait(into(ec));
-            continue;
-        }
-        handler_.counters().connections_accepted.fetch_add(1, std::memory_order_relaxed);
-        asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket)), asio::detached);
-    }
-}
-
-awaitable<void> Server::serve(tcp::socket socket) {
-    Session session(std::move(socket), handler_, endpoints_, http_);
-    const auto registered = sessions_.insert(sessions_.end(), &session);
-    auto& open = handler_.counters().connections_open;
-    open.fetch_add(1, std::memory_order_relaxed);
-    if (stopping_) {
-        session.stop();
-    }
-    try {
-        co_await session.run();
-    } catch (const std::exception& e) {
-        log_event(std::string("connection ended by an error: ") + e.what());
-    }
-    open.fetch_sub(1, std::memory_order_relaxed);
-    sessions_.erase(registered);
-    if (stopping_) {
-        drained_check();
-    }
-}
-
-void Server::drained_check() {
-    if (sessions_.empty() && on_drained_) {
-        auto drained = std::move(on_drained_);
-        on_drained_ = nullptr;
-        drained();
-    }
+    return {
+        {"event_loop_threads", 1}, {"workers", plan_.workers},
+        {"worker", plan_.index},   {"connections", listener_.status()},
+        {"pool", pool_.status()},  {"pending_task_twos", model_work_.pending_tasks()},
+    };
 }
 
 }  // namespace mb::async

@@ -1,63 +1,62 @@
-// The listener: accepts connections on the event loop and runs a Session coroutine for each;
-// keeps track of them so that a stop can close the idle ones at once and let the busy ones
-// finish their response.
+// One event-loop process: the whole async model on one io_context run by one thread. The async
+// server is one Server, or in cluster mode one in each worker process.
 #pragma once
 
 #include "common/config.hpp"
-#include "common/request_handler.hpp"
-#include "servers/async/coro.hpp"
-#include "servers/async/endpoints.hpp"
-#include "servers/async/session.hpp"
+#include "common/exchange_log.hpp"
+#include "common/http/exchange.hpp"
+#include "common/pages/pages.hpp"
+#include "servers/async/connection_pool.hpp"
+#include "servers/async/listener.hpp"
+#include "servers/async/model_work.hpp"
+#include "servers/async/options.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <functional>
-#include <list>
-#include <string>
 
 namespace mb::async {
 
-// The endpoint --listen names; a host name is resolved here, before any event loop runs.
-asio::ip::tcp::endpoint resolve_listen_address(const ListenAddress& address);
-// "http://127.0.0.1:8082/", for messages.
-std::string to_string(const asio::ip::tcp::endpoint& endpoint);
+// Where the server stands in the process tree: alone, or one of a cluster's worker processes.
+struct ServerPlan {
+    unsigned index = 0;    // 0-based, for /status
+    unsigned workers = 1;  // processes serving the port
+    int ready_fd = -1;     // cluster: write a byte here once listening (the parent announces)
+};
 
 class Server {
   public:
-    // Binds and listens; with reuse_port, sibling worker processes may listen on the same port
-    // (SO_REUSEPORT) and the kernel spreads connections over them. Throws system_error.
-    Server(asio::io_context& io, const asio::ip::tcp::endpoint& endpoint, bool reuse_port,
-           const HttpConfig& http, RequestHandler& handler, Endpoints& endpoints);
+    // Listens on endpoint (throws system_error when it cannot). In cluster mode the port is
+    // shared with the sibling worker processes through SO_REUSEPORT.
+    Server(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options,
+           const asio::ip::tcp::endpoint& endpoint, const ServerPlan& plan);
 
-    std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
-
-    void start();
-    // Stops accepting; idle connections close now, busy ones after their response. on_drained
-    // runs (on the loop) once no connection is left.
-    void stop(std::function<void()> on_drained);
-    // Closes every connection now.
-    void abort();
-
-    // Connections open and how many of them wait idle for a request.
-    nlohmann::json status() const;
+    // Announces readiness, then serves until SIGINT/SIGTERM and the graceful stop that follows
+    // (a second signal closes everything at once). Returns the exit code.
+    int run();
 
   private:
-    awaitable<void> accept_loop();
-    awaitable<void> serve(asio::ip::tcp::socket socket);
-    void drained_check();
+    void announce();
+    void wait_for_signal();
+    void begin_stop(int signal_number);
+    void abort_all();
+    void finish();
+    nlohmann::json status() const;
 
-    asio::ip::tcp::acceptor acceptor_;
-    asio::steady_timer accept_pause_;
     const HttpConfig& http_;
-    RequestHandler& handler_;
-    Endpoints& endpoints_;
-    std::list<Session*> sessions_;
+    const ServerPlan plan_;
+    // One thread does everything: no locks in the scheduler and reactor, as libuv has none.
+    asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};
+    const Pages pages_;
+    ExchangeLog log_;
+    ExchangeContext exchanges_;
+    ConnectionPool pool_;
+    ModelWork model_work_;
+    Listener listener_;
+    asio::signal_set signals_;
+    asio::steady_timer grace_;
     bool stopping_ = false;
-    std::function<void()> on_drained_;
 };
 
 }  // namespace mb::async

@@ -1,10 +1,10 @@
 #include "servers/async/standalone.hpp"
 
-#include "common/render.hpp"
+#include "common/pages/render.hpp"
 #include "common/standalone_report.hpp"
 #include "common/status_counters.hpp"
-#include "servers/async/db/connection_pool.hpp"
-#include "servers/async/db/workload_queries.hpp"
+#include "servers/async/connection_pool.hpp"
+#include "servers/async/fetch.hpp"
 
 #include <boost/asio/io_context.hpp>
 

@@ -1,8 +1,8 @@
 // blocking-server: the Apache+PHP model. See README.md, "Blocking server".
-#include "common/config.hpp"
+#include "common/command_line.hpp"
+#include "common/db/blocking_connection.hpp"
 #include "common/event_log.hpp"
-#include "common/mysql_connection.hpp"
-#include "servers/blocking/blocking_options.hpp"
+#include "servers/blocking/options.hpp"
 #include "servers/blocking/server.hpp"
 #include "servers/blocking/standalone.hpp"
 

@@ -18,18 +18,20 @@ Server::Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions
     : http_(http),
       db_(db),
       options_(options),
-      handler_(identity(), http_, [this] { return model_status(); }),
+      pages_(identity()),
+      log_(http_.access_log),
+      exchanges_{pages_, log_, http_.keepalive, [this] { return model_status(); }},
       listener_(http_.listen, http_.backlog,
                 std::chrono::ceil<std::chrono::seconds>(http_.io_timeout)),
-      workers_(options_.max_workers, options_.worker_stack_bytes()),
-      settings_{.handler = handler_,
+      threads_(options_.max_workers, options_.worker_stack_bytes()),
+      settings_{.exchanges = exchanges_,
                 .http = http_,
                 .db = db_,
                 .db_connection = options_.db_connection,
                 .db_cache = db_cache_,
                 .max_keepalive_requests = options_.max_keepalive_requests,
                 .stop = stop_,
-                .hand_over_worker = [this] { return hand_over_worker(); }} {}
+                .hand_over_thread = [this] { return hand_over_thread(); }} {}
 
 Server::~Server() {
     if (acceptor_.joinable()) {
@@ -44,7 +46,7 @@ void Server::start() {
 
 void Server::stop() {
     stop_.raise();
-    workers_.release_waiters();
+    threads_.release_waiters();
 }
 
 bool Server::wait(std::chrono::steady_clock::time_point deadline) {
@@ -52,19 +54,19 @@ bool Server::wait(std::chrono::steady_clock::time_point deadline) {
         acceptor_.join();
     }
     listener_.close();
-    return workers_.join_all(deadline) == 0;
+    return threads_.join_all(deadline) == 0;
 }
 
 void Server::accept_loop() {
-    while (workers_.wait_for_slot()) {
-        auto accepted = listener_.accept(stop_, handler_.logs_access());
+    while (threads_.wait_for_slot()) {
+        auto accepted = listener_.accept(stop_, log_.logs_access());
         if (!accepted) {
             return;
         }
-        handler_.counters().connections_accepted.fetch_add(1, std::memory_order_relaxed);
+        log_.counters().connections_accepted.fetch_add(1, std::memory_order_relaxed);
         const int fd = accepted->fd;
         std::string peer = accepted->peer;
-        const bool started = workers_.start(
+        const bool started = threads_.start(
             [this, fd, peer = std::move(accepted->peer)]() mutable { serve(fd, std::move(peer)); });
         if (!started) {
             refuse(fd, peer);
@@ -73,7 +75,7 @@ void Server::accept_loop() {
 }
 
 void Server::serve(int fd, std::string peer) {
-    auto& open = handler_.counters().connections_open;
+    auto& open = log_.counters().connections_open;
     open.fetch_add(1, std::memory_order_relaxed);
     Connection(fd, std::move(peer), settings_).run();
     open.fetch_sub(1, std::memory_order_relaxed);
@@ -83,12 +85,11 @@ void Server::refuse(int fd, std::string_view peer) {
     // The acceptor must not wait on a client: one send that a fresh socket's empty buffer takes
     // whole, the request read as far as it arrived (closing with unread input sends a reset that
     // could destroy the answer), then close.
-    handler_.request_started();
+    const RequestParser nothing_read;
+    Exchange exchange(exchanges_, nothing_read,
+                      {http::status::service_unavailable, "no worker thread available"}, "-", peer);
     std::string head;
-    const Response response =
-        handler_.error(ResponseShape{11, false, false},
-                       {http::status::service_unavailable, "no worker thread available"});
-    const auto buffers = response.buffers(head);
+    const auto buffers = exchange.response().buffers(head);
     iovec parts[2] = {{const_cast<void*>(buffers[0].data()), buffers[0].size()},
                       {const_cast<void*>(buffers[1].data()), buffers[1].size()}};
     msghdr message{};
@@ -100,11 +101,10 @@ void Server::refuse(int fd, std::string_view peer) {
     while (::recv(fd, discard, sizeof discard, MSG_DONTWAIT) > 0) {
     }
     ::close(fd);
-    handler_.request_finished(peer, "-", response.status_code(), response.body().size());
 }
 
-bool Server::hand_over_worker() {
-    if (!workers_.at_cap() || listener_.waiting() == 0) {
+bool Server::hand_over_thread() {
+    if (!threads_.at_cap() || listener_.waiting() == 0) {
         return false;
     }
     handovers_.fetch_add(1, std::memory_order_relaxed);
@@ -112,7 +112,7 @@ bool Server::hand_over_worker() {
 }
 
 nlohmann::json Server::model_status() const {
-    const WorkerThreads::Stats workers = workers_.stats();
+    const ConnectionThreads::Stats workers = threads_.stats();
     return {
         {"live_workers", workers.serving},
         {"worker_threads", workers.threads},

@@ -1,14 +1,16 @@
-// The blocking server: an acceptor thread that hands every accepted connection to a new worker
-// thread (WorkerThreads caps how many live), and an orderly stop.
+// The blocking server: an acceptor thread that hands every accepted connection to a new thread
+// (ConnectionThreads caps how many live), and an orderly stop.
 #pragma once
 
 #include "common/config.hpp"
-#include "common/request_handler.hpp"
-#include "servers/blocking/blocking_options.hpp"
+#include "common/exchange_log.hpp"
+#include "common/http/exchange.hpp"
+#include "common/pages/pages.hpp"
 #include "servers/blocking/connection.hpp"
+#include "servers/blocking/connection_threads.hpp"
 #include "servers/blocking/listener.hpp"
+#include "servers/blocking/options.hpp"
 #include "servers/blocking/stop_signal.hpp"
-#include "servers/blocking/worker_threads.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -42,16 +44,18 @@ class Server {
     // No thread could be started for the connection: 503 with Retry-After, then close.
     void refuse(int fd, std::string_view peer);
     nlohmann::json model_status() const;
-    bool hand_over_worker();
+    bool hand_over_thread();
 
     const HttpConfig http_;
     const DbConfig db_;
     const BlockingOptions options_;
     StopSignal stop_;
-    RequestHandler handler_;
+    const Pages pages_;
+    ExchangeLog log_;
+    ExchangeContext exchanges_;
     Listener listener_;
     ConnectionCache db_cache_;
-    WorkerThreads workers_;
+    ConnectionThreads threads_;
     std::atomic<std::uint64_t> handovers_{0};
     const ConnectionSettings settings_;
     std::thread acceptor_;

@@ -1,6 +1,7 @@
 #include "servers/blocking/standalone.hpp"
 
-#include "common/render.hpp"
+#include "common/db/workload.hpp"
+#include "common/pages/render.hpp"
 #include "common/standalone_report.hpp"
 #include "common/status_counters.hpp"
 
@@ -23,11 +24,14 @@ class StandaloneRun {
     // One thread's share: per-request mode connects every iteration, persistent mode once.
     void run(unsigned share) {
         try {
-            Database database(db_, mode_, counters_, cache_);
+            DatabaseAccess database(db_, mode_, counters_, cache_);
             for (unsigned i = 0; i < share && !failed_.load(); ++i) {
-                const HtmlResults results = database.html_results(0);
-                ResultRows products(results.products.get());
-                ResultRows orders(results.orders.get());
+                TableFetch fetch({Table::products, Table::orders}, 0);
+                database.run(fetch);
+                const MysqlResult products_result = fetch.result(0);
+                const MysqlResult orders_result = fetch.result(1);
+                ResultRows products(products_result.get());
+                ResultRows orders(orders_result.get());
                 const TextBuffer page = render_html_page(products, orders);
                 page_bytes_.store(page.size(), std::memory_order_relaxed);
                 report_standalone_progress(done_.fetch_add(1) + 1, iterations_);

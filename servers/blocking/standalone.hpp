@@ -1,10 +1,10 @@
-// Standalone mode (EXPERIMENTS.md E1a): the /html workload N times in this process, no HTTP,
+// Standalone mode (docs/experiments.md, E1a): the /html workload N times in this process, no HTTP,
 // timed like Unix `time`. --concurrency K splits the iterations over K threads, each with its own
 // database connection(s), to find the database's own ceiling.
 #pragma once
 
 #include "common/config.hpp"
-#include "servers/blocking/database.hpp"
+#include "servers/blocking/database_access.hpp"
 
 namespace mb::blocking {
 

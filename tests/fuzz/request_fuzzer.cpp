@@ -1,6 +1,6 @@
 // libFuzzer target: raw request bytes through the parser and router both servers use, request
 // after request as on a pipelined connection. Any crash or sanitizer report is a bug.
-#include "common/request_parser.hpp"
+#include "common/http/request_parser.hpp"
 
 #include <cstddef>
 #include <cstdint>
