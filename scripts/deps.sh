@@ -11,7 +11,7 @@ packages=(
     mariadb-server mariadb-client               # the private database instance
     apache2-utils siege curl                    # ab, siege, curl: the load and test clients
     gnuplot-nox procps iproute2                 # plots, /proc tools, ss
-    python3                                     # reproduce.sh: parsing, report, test checks
+    python3 python3-psutil                      # the harness (scripts/modelbench): processes, reports
     clang libclang-rt-14-dev                    # libFuzzer and sanitizer runtimes
 )
 
