@@ -13,6 +13,13 @@
 #                 answered 504 at the timeout, their connections free at once
 #   leaks         ab -c 200 -n 20000 /html four times: RSS after run 3 within 10 % of
 #                 run 1's (run 0 brings the malloc arenas to their steady size)
+#   memory        100 connections each sending up to 100 MiB of an endless chunk extension,
+#                 trailer or header line while ab -c 20 runs /html beside them: peak RSS within
+#                 8 MiB of ab's alone, no failed or non-2xx request, each connection ended with
+#                 a 4xx or a reset
+#   slowhttptest  slow headers, slow body and slow read (slowhttptest, 300 connections) against
+#                 --timeout 5: the server lets go of them within its rounds of --timeout; other
+#                 requests answered meanwhile (async: under 100 ms)
 # After every load: open descriptors and threads back to their pre-test counts (/proc), /hello
 # still answered, and SIGTERM ends the server with exit status 0.
 #
@@ -21,7 +28,7 @@
 #   --quick          counts for CI: both servers in about 2 minutes on a 2-core machine
 #                    (ab -n 10000, siege -t 10S, --timeout 3, shorter outages, leak runs of 5000)
 #   --servers LIST   blocking, async (default both)
-#   --only LIST      overload, slow-clients, db-faults, leaks (default all)
+#   --only LIST      overload, slow-clients, db-faults, leaks, memory, slowhttptest (default all)
 #   --results-dir D  instead of results/stress-<timestamp>/ (raw outputs, report.md,
 #                    results.json)
 # BUILD_DIR selects the Release build (default build/); STRESS_DB_DIR / STRESS_DB_PORT move the
@@ -35,7 +42,7 @@ source "$root/scripts/lib/cli.sh"
 
 size=default
 servers=blocking,async
-only=overload,slow-clients,db-faults,leaks
+only=overload,slow-clients,db-faults,leaks,memory,slowhttptest
 results_dir=""
 command_line="scripts/stress.sh $*"
 while [ $# -gt 0 ]; do
@@ -71,7 +78,7 @@ pick() {  # pick WHAT LIST ALLOWED...: the LIST items that are ALLOWED, comma-se
     echo "$picked"
 }
 servers=$(pick --servers "$servers" blocking async) || exit 2
-only=$(pick --only "$only" overload slow-clients db-faults leaks) || exit 2
+only=$(pick --only "$only" overload slow-clients db-faults leaks memory slowhttptest) || exit 2
 
 results_dir=$(absolute "${results_dir:-$root/results/stress-$(date -u +%Y%m%dT%H%M%SZ)}")
 mkdir -p "$results_dir/raw" "$results_dir/runs" || die "cannot create $results_dir"

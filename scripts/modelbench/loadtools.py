@@ -1,5 +1,6 @@
-"""The load tools and their outputs: the command lines of ab 2.3 and siege 4.0.7 as the harness
-runs them, and the figures out of what they (and the servers' --standalone mode) print."""
+"""The load tools and their outputs: the command lines of ab 2.3, siege 4.0.7 and slowhttptest
+1.8.2 as the harness runs them, and the figures out of what they (and the servers' --standalone
+mode) print."""
 
 import re
 
@@ -27,6 +28,47 @@ def siege_command(url, siegerc, concurrency, delay, duration):
     the users at 255 and would silently run only 255 of -c 500."""
     return ["siege", "-R", siegerc, "-v", "-c", str(concurrency), "-d", f"{delay:g}", "-t",
             duration, url]
+
+
+# slowhttptest's attacks: its flag and the options each needs. Slow body sends a GET with a body
+# (the servers answer POST with 405 before reading one); slow read asks for /html (32 KiB) with a
+# receive window of at most 64 bytes.
+SLOWHTTPTEST_MODES = {
+    "slow headers": ["-H"],
+    "slow body": ["-B", "-t", "GET", "-s", "8192"],
+    "slow read": ["-X", "-k", "1", "-n", "1", "-w", "1", "-y", "64", "-z", "32"],
+}
+
+
+def slowhttptest_command(mode, url, connections, length_s, report_prefix):
+    """slowhttptest MODE: `connections` connections opened at once, a follow-up every second,
+    for at most length_s; its per-second counts in REPORT_PREFIX.csv (-g -o)."""
+    return ["slowhttptest", *SLOWHTTPTEST_MODES[mode], "-c", str(connections), "-r",
+            str(connections), "-i", "1", "-l", str(length_s), "-p", "3", "-g", "-o",
+            report_prefix, "-u", url]
+
+
+def parse_slowhttptest(csv_text, output_text):
+    """Its CSV (a row per second: connections closed, pending, connected, and whether its own
+    probe got an answer) and the end of its output: the most connected at once, closed at the
+    end, the seconds it ran, the seconds its probe found the service unavailable, and why it
+    ended."""
+    rows = []
+    for line in csv_text.splitlines()[1:]:
+        cells = line.split(",")
+        if len(cells) == 5 and all(c.strip().isdigit() for c in cells):
+            rows.append([int(c) for c in cells])
+    if not rows:
+        raise ParseError("slowhttptest wrote no CSV rows")
+    plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", output_text)
+    ended = re.search(r"^Exit status:\s*(.+?)\s*$", plain, re.MULTILINE)
+    return {
+        "seconds": rows[-1][0],
+        "peak_connected": max(r[3] for r in rows),
+        "closed": rows[-1][1],
+        "unavailable_s": sum(1 for r in rows if r[4] == 0),
+        "exit_status": ended.group(1) if ended else "no exit status",
+    }
 
 
 def _number(pattern, text, what, cast=float, default=None):

@@ -25,6 +25,8 @@ SIZES = {
         "fault_up_s": 2, "fault_down_s": 2, "fault_restart_s": 4, "fault_after_s": 2,
         "db_timeout_s": 2,
         "slow_queries": 4, "leak_c": 200, "leak_n": 5000, "pause_s": 1,
+        "memory_ab_s": 5, "hostile_connections": 100, "hostile_mib": 100,
+        "hostile_time_limit_s": 30,
     },
     "default": {
         "overload_c": 1000, "overload_n": 50000, "siege_c": 500, "siege_time": "60S",
@@ -32,6 +34,8 @@ SIZES = {
         "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
         "db_timeout_s": 2,
         "slow_queries": 4, "leak_c": 200, "leak_n": 20000, "pause_s": 3,
+        "memory_ab_s": 10, "hostile_connections": 100, "hostile_mib": 100,
+        "hostile_time_limit_s": 60,
     },
 }
 SCENARIOS = {run.scenario: run for run in scenarios.ALL}

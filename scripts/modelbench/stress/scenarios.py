@@ -1,5 +1,6 @@
-"""The stress scenarios, each run against one server: overload, slow clients, database faults and
-leaks. Each starts its own server, measures, checks what must hold, stops the server (exit status
+"""The stress scenarios, each run against one server: overload, slow clients, database faults,
+leaks, memory (hostile connections that never end a part of their request) and slowhttptest.
+Each starts its own server, measures, checks what must hold, stops the server (exit status
 0 is part of every verdict) and returns an Outcome."""
 
 import collections
@@ -10,9 +11,12 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
 
-from modelbench import processes, targets
+from modelbench import loadtools, processes, targets
+from modelbench.measure import read
+from modelbench.stress import hostile
 from modelbench.stress.outcome import Outcome, before_after, mib, number
 from modelbench.targets import TargetError
 
@@ -461,4 +465,192 @@ def leaks(ctx, model, out):
     record_exit(out, target)
 
 
-ALL = [overload, slow_clients, db_faults, leaks]
+# memory: the ab run's concurrency, and when the hostile connections start after it began.
+MEMORY_AB_C = 20
+HOSTILE_START_S = 1.0
+MEMORY_GROWTH_LIMIT_KIB = 8 * 1024
+# Past this growth the check has failed anyway: the hostile connections are stopped so that a
+# server without a cap cannot take the machine's memory.
+MEMORY_GUARD_KIB = 512 * 1024
+
+
+def how_they_ended(results):
+    """'400 ×34, reset ×2' for hostile connection results."""
+    ends = collections.Counter(str(r.status) if r.end == hostile.ANSWERED else r.end
+                               for r in results)
+    return ", ".join(f"{end} ×{count}" for end, count in sorted(ends.items()))
+
+
+@scenario("memory")
+def memory(ctx, model, out):
+    s = ctx.sizes
+    target = ctx.start("memory", model, [])
+    warm_up(target, "/html" + WARM_UP_DB)
+    before = target.snapshot()
+    seconds = s["memory_ab_s"]
+    ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
+    record = load_run(ctx, target, f"memory-{model}-alone", f"{ab}, alone", "ab", "/html",
+                      MEMORY_AB_C, 1000000, time_limit=seconds)
+    record_load(out, f"{ab}, alone", record)
+    baseline_kib = target.snapshot()["peak_rss_kib"]
+    pause(ctx)
+    count, size = s["hostile_connections"], s["hostile_mib"]
+    label = f"{ab} beside {count} hostile connections"
+    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", label, "ab", "/html",
+                                 MEMORY_AB_C, 1000000, time_limit=seconds)
+    time.sleep(HOSTILE_START_S)
+    print(f"    {count} connections sending up to {size} MiB each of "
+          f"{', '.join(hostile.OPENINGS)} bytes", flush=True)
+
+    def guard():
+        now = processes.snapshot(target.pid)
+        return now is not None and now["rss_kib"] > baseline_kib + MEMORY_GUARD_KIB
+
+    began = time.monotonic()
+    results = hostile.send((target.host, target.port), count, size * 1024 * 1024,
+                           s["hostile_time_limit_s"], guard)
+    hostile_s = time.monotonic() - began
+    record = run.result()
+    record_load(out, label, record)
+    # Once the connections are gone: what they had sent into the socket buffers was read too.
+    peak_kib = record_settle(out, "after the hostile connections", target,
+                             before)["peak_rss_kib"]
+    for kind in hostile.OPENINGS:
+        out.figure(f"hostile connections, endless {kind}: how they ended",
+                   how_they_ended([r for r in results if r.kind == kind]))
+    sent = [r.bytes_sent for r in results]
+    out.figure("hostile bytes sent: all connections MiB; most on one KiB; seconds",
+               f"{number(sum(sent) / 2**20, 1)}; {number(max(sent) / 1024)}; "
+               f"{number(hostile_s, 1)}")
+    out.figure("peak RSS MiB: ab alone → with the hostile connections",
+               f"{mib(baseline_kib)} → {mib(peak_kib)}")
+    stopped = sum(1 for r in results if r.end == hostile.STOPPED)
+    out.check(f"peak RSS within {mib(MEMORY_GROWTH_LIMIT_KIB)} MiB of the baseline (ab alone)",
+              peak_kib - baseline_kib <= MEMORY_GROWTH_LIMIT_KIB,
+              f"{(peak_kib - baseline_kib) / 1024:+.1f} MiB" +
+              (f"; {stopped} connections stopped at +{mib(MEMORY_GUARD_KIB)} MiB" if stopped
+               else ""))
+    rejected = [r for r in results if r.end == hostile.RESET or
+                (r.end == hostile.ANSWERED and 400 <= r.status < 500)]
+    out.check("every hostile connection closed with a 4xx or a reset",
+              len(rejected) == len(results),
+              f"{len(rejected)} of {len(results)}: {how_they_ended(results)}")
+    record_exit(out, target)
+
+
+# slowhttptest: our probe and slowhttptest's own may each hold a connection of their own while
+# the server is counted as having let go of the attack's.
+RELEASE_SLACK = 2
+PROBE_INTERVAL_S = 0.25
+
+
+class Prober:
+    """GETs path on a new connection every PROBE_INTERVAL_S in a thread, until stop(): the
+    replies."""
+
+    def __init__(self, target, path, timeout_s):
+        self.replies = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(target, path, timeout_s),
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self, target, path, timeout_s):
+        while not self._done.is_set():
+            self.replies.append(target.get(path, timeout_s))
+            self._done.wait(PROBE_INTERVAL_S)
+
+    def stop(self):
+        self._done.set()
+        self._thread.join()
+        return self.replies
+
+
+def slow_attack(ctx, target, out, mode, connections, limit_s, before):
+    """One slowhttptest mode against the server: its figures, when the server let go of the
+    connections (descriptors and threads back to before), and ordinary requests meanwhile."""
+    path = "/html" if mode == "slow read" else "/hello"
+    prefix = os.path.join(ctx.raw, f"slowhttptest-{target.name}-{mode.replace(' ', '-')}")
+    length_s = math.ceil(limit_s) + 3
+    command = loadtools.slowhttptest_command(mode, target.url(path), connections, length_s,
+                                             prefix)
+    print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
+    prober = Prober(target, "/hello", limit_s + 5)
+    started = time.monotonic()
+    busy_until = None
+    peak = {"fds": 0, "threads": 0}
+
+    def busy(now):
+        return now["fds"] > before["fds"] + RELEASE_SLACK or \
+            now["threads"] > before["threads"] + RELEASE_SLACK
+
+    with open(prefix + ".out", "wb") as output:
+        tool = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=ctx.raw)
+        try:
+            while tool.poll() is None and time.monotonic() - started < length_s + 10:
+                now = target.snapshot()
+                for key in peak:
+                    peak[key] = max(peak[key], now[key])
+                if busy(now):
+                    busy_until = time.monotonic() - started
+                time.sleep(0.1)
+        finally:
+            if tool.poll() is None:
+                tool.kill()
+            code = tool.wait()
+    replies = prober.stop()
+    try:
+        f = loadtools.parse_slowhttptest(read(prefix + ".csv"), read(prefix + ".out"))
+    except (OSError, loadtools.ParseError) as error:
+        out.check(f"{mode}: slowhttptest ran", False, f"exit status {code}: {error}")
+        return
+    out.figure(f"{mode}: most connected, closed at the end; ran s; its end",
+               f"{f['peak_connected']}, {f['closed']}; {f['seconds']}; {f['exit_status']}")
+    out.figure(f"{mode}: peak threads, peak fds of the server",
+               f"{peak['threads']}, {peak['fds']}")
+    held = busy_until is not None
+    released = held and not busy(target.snapshot())
+    out.figure(f"{mode}: the server let go of them after s",
+               f"{busy_until:.1f}" if released else "–")
+    out.check(f"{mode}: the server held the slow connections, then let go of every one "
+              "within its rounds of --timeout, + 2 s", released and busy_until <= limit_s,
+              (f"after {busy_until:.1f} s" if released else "it never held them" if not held
+               else "still held at the end of the test") + f"; limit {limit_s:.0f} s")
+    answered = [r for r in replies if r.status == 200]
+    slowest_ms = max((r.seconds for r in answered), default=0) * 1000
+    out.figure(f"{mode}: other requests meanwhile: answered, failed; slowest ms",
+               f"{len(answered)}, {len(replies) - len(answered)}; {number(slowest_ms, 1)}")
+    probe_limit_ms = PROBE_LIMIT_MS if target.name == "async" else limit_s * 1000
+    out.check(f"{mode}: other requests answered meanwhile (async: under "
+              f"{PROBE_LIMIT_MS:.0f} ms; blocking: within its rounds)",
+              answered and len(answered) == len(replies) and slowest_ms <= probe_limit_ms,
+              f"{len(replies) - len(answered)} of {len(replies)} failed; slowest "
+              f"{number(slowest_ms)} ms, limit {number(probe_limit_ms)} ms")
+
+
+@scenario("slowhttptest")
+def slowhttptest(ctx, model, out):
+    s = ctx.sizes
+    timeout = s["header_timeout_s"]
+    connections = s["slow_connections"]
+    # The idle time between requests bounded like the request itself: a slow reader's response
+    # may fit in the socket buffers, and then the server waits for its next request.
+    target = ctx.start("slowhttptest", model, ["--timeout", str(timeout),
+                                               "--keepalive-timeout", str(timeout)])
+    # The async server takes every connection at once; the blocking one serves max-workers of
+    # them and the rest wait in the listen queue for a worker, then get their own --timeout.
+    at_once = connections if model == "async" else max_workers(target)
+    rounds = math.ceil(connections / at_once)
+    limit_s = rounds * timeout + 2
+    out.figure("server flags", f"--timeout {timeout} --keepalive-timeout {timeout}")
+    warm_up(target, "/html" + WARM_UP_DB)
+    before = target.snapshot()
+    for mode in loadtools.SLOWHTTPTEST_MODES:
+        slow_attack(ctx, target, out, mode, connections, limit_s, before)
+        pause(ctx)
+    record_settle(out, "after slowhttptest", target, before)
+    record_exit(out, target)
+
+
+ALL = [overload, slow_clients, db_faults, leaks, memory, slowhttptest]
