@@ -80,11 +80,14 @@ class Runs:
             return {}
         with open(self.raw(run_id, "status.json"), "w") as f:
             json.dump(documents, f, indent=1)
-        figures = {"server_db_connects": sum(d["database"]["connects"] for d in documents)}
+        figures = {}
+        connects = [d["database"]["connects"] for d in documents if "database" in d]
+        if connects:
+            figures["server_db_connects"] = sum(connects)
         if len(documents) > 1:
             # Requests answered by each worker (the run's plus the warm-up and these /status).
             figures["requests_by_worker"] = " / ".join(
-                str(d["requests"]["total"]) for d in documents)
+                str(d.get("requests", {}).get("total", "?")) for d in documents)
         return figures
 
     def ab(self, run_id, meta, target, path, concurrency, requests, variable_length=False,

@@ -1,8 +1,8 @@
 """The servers under load.
 
-A Target is a name and a base URL: all that the load tools, the probes and the checks need. A
-target the harness started itself also has its ServerProcess, and then its CPU, threads and
-memory are read from that process and its children (processes.ProcessTree).
+A Target is a name and a base URL, all that the load tools, the probes and the checks need, and
+the ServerProcess the harness started for it: its CPU, threads and memory are read from that
+process and its children (processes.ProcessTree).
 
 What the harness can start is a Kind: a program that takes `--listen HOST:PORT`, prints
 `listening on http://HOST:PORT/` on stdout once it accepts connections (with port 0, the port it
@@ -152,10 +152,10 @@ class ServerProcess:
 
 
 class Target:
-    """Where the load goes: NAME and http://HOST:PORT. As a context manager, a started target's
-    server is stopped at the end of the block if it still runs."""
+    """Where the load goes: NAME and http://HOST:PORT, and the ServerProcess that serves it. As
+    a context manager, the server is stopped at the end of the block if it still runs."""
 
-    def __init__(self, name, address, process=None):
+    def __init__(self, name, address, process):
         self.name = name
         host, _, port = address.rpartition(":")
         if host in WILDCARD_HOSTS:
@@ -169,7 +169,7 @@ class Target:
         return self
 
     def __exit__(self, *exc):
-        if self.process is not None and self.process.running():
+        if self.process.running():
             self.process.stop()
 
     def url(self, path):
@@ -200,8 +200,6 @@ class Target:
             if len(documents) >= document.get("async", {}).get("workers", 1):
                 break
         return list(documents.values())
-
-    # What only a target started here has: its process tree.
 
     @property
     def pid(self):

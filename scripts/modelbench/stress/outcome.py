@@ -4,13 +4,8 @@ side by side: one Markdown table per scenario, a row per figure or check, a colu
 from modelbench import tables
 
 
-def number(value, decimals=0):
-    """1234567 -> '1,234,567'; with decimals, a fixed number of them."""
-    return f"{value:,.{decimals}f}"
-
-
 def mib(kib):
-    return number(kib / 1024, 1)
+    return tables.fmt(kib / 1024, 1)
 
 
 def before_after(before, after):

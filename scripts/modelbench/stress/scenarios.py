@@ -17,7 +17,8 @@ import time
 from modelbench import loadtools, processes, targets
 from modelbench.measure import read
 from modelbench.stress import hostile
-from modelbench.stress.outcome import Outcome, before_after, mib, number
+from modelbench.stress.outcome import Outcome, before_after, mib
+from modelbench.tables import fmt
 from modelbench.targets import TargetError
 
 # Before a load, the server answers this many requests at once, each holding its database
@@ -135,9 +136,9 @@ def record_load(out, label, record):
         out.check(f"{label}: the load tool ran", False, record.get("cause", "no record"))
         return
     out.figure(f"{label}: requests, failed, non-2xx",
-               f"{number(f['complete'])}, {f['failed']}, {f['non2xx']}")
+               f"{fmt(f['complete'], 0)}, {f['failed']}, {f['non2xx']}")
     out.figure(f"{label}: requests/s; p99, max ms",
-               f"{number(f['requests_per_s'], 1)}; {number(f['p99_ms'])}, {number(f['max_ms'])}")
+               f"{fmt(f['requests_per_s'], 1)}; {fmt(f['p99_ms'], 0)}, {fmt(f['max_ms'], 0)}")
     out.figure(f"{label}: peak threads; peak RSS MiB",
                f"{f['server_peak_threads']}; {f['server_peak_rss_mib']}")
     out.check(f"{label}: no failed and no non-2xx request",
@@ -315,7 +316,7 @@ def statuses_in(access_log):
 
 
 def describe(counter):
-    return ", ".join(f"{status}: {number(count)}" for status, count in sorted(counter.items()))
+    return ", ".join(f"{status}: {fmt(count, 0)}" for status, count in sorted(counter.items()))
 
 
 def database_fault(ctx, target, out, fault, reference, access_log):
@@ -356,7 +357,7 @@ def database_fault(ctx, target, out, fault, reference, access_log):
     f = record.get("figures", {})
     if record.get("status") == "ok":
         out.figure(f"{label}: requests, failed, non-2xx",
-                   f"{number(f['complete'])}, {f['failed']}, {f['non2xx']}")
+                   f"{fmt(f['complete'], 0)}, {f['failed']}, {f['non2xx']}")
     else:
         out.check(f"{label}: ab ran", False, record.get("cause", ""))
     out.figure(f"{label}: responses by status", describe(statuses))
@@ -520,8 +521,8 @@ def memory(ctx, model, out):
                    how_they_ended([r for r in results if r.kind == kind]))
     sent = [r.bytes_sent for r in results]
     out.figure("hostile bytes sent: all connections MiB; most on one KiB; seconds",
-               f"{number(sum(sent) / 2**20, 1)}; {number(max(sent) / 1024)}; "
-               f"{number(hostile_s, 1)}")
+               f"{fmt(sum(sent) / 2**20, 1)}; {fmt(max(sent) / 1024, 0)}; "
+               f"{fmt(hostile_s, 1)}")
     out.figure("peak RSS MiB: ab alone → with the hostile connections",
                f"{mib(baseline_kib)} → {mib(peak_kib)}")
     stopped = sum(1 for r in results if r.end == hostile.STOPPED)
@@ -620,13 +621,13 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     answered = [r for r in replies if r.status == 200]
     slowest_ms = max((r.seconds for r in answered), default=0) * 1000
     out.figure(f"{mode}: other requests meanwhile: answered, failed; slowest ms",
-               f"{len(answered)}, {len(replies) - len(answered)}; {number(slowest_ms, 1)}")
+               f"{len(answered)}, {len(replies) - len(answered)}; {fmt(slowest_ms, 1)}")
     probe_limit_ms = PROBE_LIMIT_MS if target.name == "async" else limit_s * 1000
     out.check(f"{mode}: other requests answered meanwhile (async: under "
               f"{PROBE_LIMIT_MS:.0f} ms; blocking: within its rounds)",
               answered and len(answered) == len(replies) and slowest_ms <= probe_limit_ms,
               f"{len(replies) - len(answered)} of {len(replies)} failed; slowest "
-              f"{number(slowest_ms)} ms, limit {number(probe_limit_ms)} ms")
+              f"{fmt(slowest_ms, 0)} ms, limit {fmt(probe_limit_ms, 0)} ms")
 
 
 @scenario("slowhttptest")
