@@ -7,6 +7,7 @@ is exact to a tick whatever the sampling rate; threads are sampled (the peak of 
 tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.
 """
 
+import signal
 import threading
 import time
 
@@ -146,3 +147,12 @@ def wait_gone(pid, poll_s=0.01):
         except psutil.NoSuchProcess:
             return
         time.sleep(poll_s)
+
+
+def sigterm_as_ctrl_c():
+    """SIGTERM ends a run as Ctrl-C does (KeyboardInterrupt): the server of the moment and the
+    tool are stopped on the way out."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)

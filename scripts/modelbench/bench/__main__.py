@@ -16,12 +16,11 @@ makes bench.csv (medians and ratios) and report.md.
 import argparse
 import csv
 import os
-import signal
 import subprocess
 import sys
 import time
 
-from modelbench import httpclient, loadtools, machine, measure, targets
+from modelbench import httpclient, loadtools, machine, measure, processes, targets
 from modelbench.bench import report
 from modelbench.checkout import Checkout
 from modelbench.measure import read, tail
@@ -317,10 +316,6 @@ class Bench:
         return time.monotonic() - self.started
 
 
-def stop_like_ctrl_c(signum, frame):
-    """SIGTERM ends the run as Ctrl-C does: the server of the moment is stopped on the way out."""
-    raise KeyboardInterrupt
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -333,7 +328,7 @@ def main():
     parser.add_argument("--max-wait", type=float, default=900)
     parser.add_argument("--command", default="scripts/bench.sh", help="for the report")
     options = parser.parse_args()
-    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    processes.sigterm_as_ctrl_c()
     if options.repetitions < 1:
         parser.error("--repetitions must be 1 or more")
     os.makedirs(options.results_dir, exist_ok=True)

@@ -6,12 +6,12 @@ cause and log and the others still run; the exit status is 1 when any failed."""
 import argparse
 import datetime
 import os
-import signal
 import sys
 import time
 
 import psutil
 
+from modelbench import processes
 from modelbench import runs as measured_runs
 from modelbench import targets
 from modelbench.checkout import Checkout
@@ -48,15 +48,12 @@ class Reproduction:
         log(f"    log: {log_path}")
 
     def run(self, step):
-        if step.tool == "standalone":
-            kind = targets.KINDS[step.model]
-            record = self.runs.standalone(
-                step.run_id, {"experiment": step.experiment, "server": step.model},
-                [kind.program(self.checkout), "--standalone", str(step.settings["n"])],
-                STANDALONE_TIMEOUT_S)
-            self.check_record(step, record)
-            return
         kind = targets.KINDS[step.model]
+        if step.tool == "standalone":
+            command = [kind.program(self.checkout), "--standalone", str(step.settings["n"])]
+            self.check_record(step, self.runs.standalone(step.run_id, self.meta(step), command,
+                                                         STANDALONE_TIMEOUT_S))
+            return
         flags = kind.cluster_flags if step.variant == "cluster" else ()
         prefix = os.path.join(self.raw, step.run_id)
         try:
@@ -65,20 +62,7 @@ class Reproduction:
             self.fail(step.run_id, str(error), f"{prefix}.server.log")
             return
         with target:
-            meta = {"experiment": step.experiment, "server": step.model, "variant": step.variant}
-            if step.tool == "tasks":
-                record = self.runs.tasks(step.run_id, meta, target, step.settings["delay_ms"])
-            elif self.warm_up(step, target):
-                if step.tool == "ab":
-                    record = self.runs.ab(step.run_id, meta, target, step.path,
-                                          step.settings["c"], step.settings["n"],
-                                          variable_length=step.settings.get("variable_length",
-                                                                            False))
-                else:
-                    record = self.runs.siege(step.run_id, meta, target, step.path,
-                                             step.settings["c"], 1, step.settings["time"])
-            else:
-                record = None
+            record = self.measure(step, target)
             if record is not None:
                 self.check_record(step, record)
             self.finish(step, target)
@@ -86,6 +70,24 @@ class Reproduction:
             log(f"    pausing {self.size['pause_s']} s for TIME_WAIT ({time_wait_sockets()} "
                 "sockets)")
             time.sleep(self.size["pause_s"])
+
+    @staticmethod
+    def meta(step):
+        return {"experiment": step.experiment, "server": step.model, "variant": step.variant}
+
+    def measure(self, step, target):
+        """The step's run against its server: its record, or None when the warm-up failed."""
+        settings = step.settings
+        if step.tool == "tasks":
+            return self.runs.tasks(step.run_id, self.meta(step), target, settings["delay_ms"])
+        if not self.warm_up(step, target):
+            return None
+        if step.tool == "ab":
+            return self.runs.ab(step.run_id, self.meta(step), target, step.path, settings["c"],
+                                settings["n"],
+                                variable_length=settings.get("variable_length", False))
+        return self.runs.siege(step.run_id, self.meta(step), target, step.path, settings["c"],
+                               1, settings["time"])
 
     def check_record(self, step, record):
         if record["status"] != "ok":
@@ -128,10 +130,6 @@ def write_settings(args, size, started):
         f.write("\n".join(lines) + "\n")
 
 
-def stop_like_ctrl_c(signum, frame):
-    """SIGTERM ends the run as Ctrl-C does: the server of the moment is stopped on the way out."""
-    raise KeyboardInterrupt
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -143,7 +141,7 @@ def main():
     parser.add_argument("--db-pid", type=int, help="mariadbd, for its CPU")
     parser.add_argument("--command", default="scripts/reproduce.sh", help="for the report")
     args = parser.parse_args()
-    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    processes.sigterm_as_ctrl_c()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     size = plan.SIZES[args.size]
     steps = plan.steps(args.size, args.experiments.split(","), args.servers.split(","))

@@ -7,11 +7,10 @@ import argparse
 import datetime
 import json
 import os
-import signal
 import sys
 import time
 
-from modelbench import machine
+from modelbench import machine, processes
 from modelbench.checkout import Checkout
 from modelbench.runs import Runs
 from modelbench.stress import outcome, scenarios
@@ -55,7 +54,7 @@ def main():
     parser.add_argument("--fault-db-port", type=int, required=True)
     parser.add_argument("--command-line", default="", help="for the report's header")
     args = parser.parse_args()
-    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    processes.sigterm_as_ctrl_c()
 
     soft, hard, enough = machine.raise_open_files(NEEDED_OPEN_FILES)
     if not enough:
@@ -99,10 +98,6 @@ def main():
     print(f"== stress: {verdict} ({elapsed:.0f} s)")
     return 1 if failed else 0
 
-
-def stop_like_ctrl_c(signum, frame):
-    """SIGTERM ends the run as Ctrl-C does: the scenario stops its server on the way out."""
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
