@@ -25,7 +25,7 @@
 #
 # usage: scripts/stress.sh [--quick] [--servers blocking,async] [--only SCENARIO,...]
 #                          [--results-dir DIR]
-#   --quick          counts for CI: both servers in about 2 minutes on a 2-core machine
+#   --quick          counts for CI: both servers in about 4 minutes on a 2-core machine
 #                    (ab -n 10000, siege -t 10S, --timeout 3, shorter outages, leak runs of 5000)
 #   --servers LIST   blocking, async (default both)
 #   --only LIST      overload, slow-clients, db-faults, leaks, memory, slowhttptest (default all)

@@ -15,7 +15,7 @@ from modelbench.checkout import Checkout
 from modelbench.runs import Runs
 from modelbench.stress import outcome, scenarios
 
-# --quick: small enough for CI (both servers in about 2 minutes on 2 cores); default: the counts
+# --quick: small enough for CI (both servers in about 4 minutes on 2 cores); default: the counts
 # README gives. pause_s lets TIME_WAIT sockets drain between load runs.
 SIZES = {
     "quick": {
