@@ -72,11 +72,18 @@ class ProcessTree:
     """CPU seconds, peak threads and peak RSS of a process and its descendants, sample by sample.
 
     Processes that appear during the run count from zero, and so does the root when from_start
-    (a process started for the run); processes that end keep the figures last seen.
+    (a process started for the run); processes that end keep the figures last seen. Finding the
+    descendants reads every process's stat file, so it is done every RESCAN_S, not every sample:
+    a child that starts meanwhile is still counted from zero when it is found; one that also ends
+    before is missed.
     """
+
+    RESCAN_S = 1.0
 
     def __init__(self, pid, from_start=False):
         self.root = psutil.Process(pid)
+        self._members = []
+        self._scanned_at = None
         self._start_cpu = {}
         self._last_cpu = {}
         self._peak_rss = {}
@@ -84,8 +91,12 @@ class ProcessTree:
         self.sample(first=not from_start)
 
     def sample(self, first=False):
+        now = time.monotonic()
+        if self._scanned_at is None or now - self._scanned_at >= self.RESCAN_S:
+            self._members = _members(self.root)
+            self._scanned_at = now
         threads_now = 0
-        for process in _members(self.root):
+        for process in self._members:
             try:
                 with process.oneshot():
                     times = process.cpu_times()
