@@ -129,6 +129,21 @@ def max_workers(target):
     return json.loads(reply.body)["blocking"]["max_workers"]
 
 
+def start_warm(ctx, scenario, model, args, path="/html" + WARM_UP_DB):
+    """A fresh server warmed up on path, and its snapshot before any load."""
+    target = ctx.start(scenario, model, args)
+    warm_up(target, path)
+    return target, target.snapshot()
+
+
+def rounds(target, connections):
+    """(at once, rounds): the async server takes every connection at once; the blocking one
+    serves max-workers of them and the rest wait in the listen queue for a worker, then get
+    their own --timeout."""
+    at_once = connections if target.name == "async" else max_workers(target)
+    return at_once, math.ceil(connections / at_once)
+
+
 def record_load(out, label, record):
     """Figures of one ab or siege run; the check that every request got a 2xx response."""
     f = record.get("figures", {})
@@ -223,10 +238,8 @@ OVERLOAD_BACKLOG = 1024
 @scenario("overload")
 def overload(ctx, model, out):
     s = ctx.sizes
-    target = ctx.start("overload", model, ["--backlog", str(OVERLOAD_BACKLOG)])
+    target, before = start_warm(ctx, "overload", model, ["--backlog", str(OVERLOAD_BACKLOG)])
     out.figure("server flags", f"--backlog {OVERLOAD_BACKLOG}")
-    warm_up(target, "/html" + WARM_UP_DB)
-    before = target.snapshot()
     ab = f"ab -c {s['overload_c']} -n {s['overload_n']} /html"
     record = load_run(ctx, target, f"overload-{model}-ab", ab, "ab", "/html", s["overload_c"],
                       s["overload_n"])
@@ -260,15 +273,11 @@ def slow_clients(ctx, model, out):
     s = ctx.sizes
     timeout = s["header_timeout_s"]
     connections = s["slow_connections"]
-    target = ctx.start("slow-clients", model, ["--timeout", str(timeout)])
-    # The async server takes every connection at once; the blocking one serves max-workers of
-    # them and the rest wait in the listen queue for a worker, then get their own --timeout.
-    at_once = connections if model == "async" else max_workers(target)
-    rounds = math.ceil(connections / at_once)
-    warm_up(target, "/hello")
-    before = target.snapshot()
+    target, before = start_warm(ctx, "slow-clients", model, ["--timeout", str(timeout)],
+                                "/hello")
+    at_once, round_count = rounds(target, connections)
     command = [ctx.checkout.binary("slow_clients"), "--port", str(target.port), "--connections",
-               str(connections), "--duration", str(rounds * timeout + 15)]
+               str(connections), "--duration", str(round_count * timeout + 15)]
     print(f"    {' '.join(os.path.basename(c) for c in command[:1])} {' '.join(command[1:])}"
           f" against --timeout {timeout}", flush=True)
     sampler = processes.PeakSampler(lambda: processes.snapshot(target.pid))
@@ -291,11 +300,11 @@ def slow_clients(ctx, model, out):
     out.figure("peak threads, peak fds", f"{peak['threads']}, {peak['fds']}")
     out.check("every slow connection closed by the server", closed == connections,
               f"{closed} of {connections}")
-    limit = rounds * timeout + 2
+    limit = round_count * timeout + 2
     out.check(f"closed once --timeout {timeout} s passed, not before",
               closed > 0 and v["first_close_s"] >= timeout - 0.5 and v["last_close_s"] <= limit,
               f"{v['first_close_s']:.1f} to {v['last_close_s']:.1f} s; by {limit} s in "
-              f"{rounds} round(s) of at most {at_once}")
+              f"{round_count} round(s) of at most {at_once}")
     if model == "async":
         out.check(f"other clients answered under {PROBE_LIMIT_MS:.0f} ms meanwhile",
                   v["probes_answered"] > 0 and v["probe_p99_ms"] < PROBE_LIMIT_MS and
@@ -441,9 +450,7 @@ def db_faults(ctx, model, out):
 @scenario("leaks")
 def leaks(ctx, model, out):
     s = ctx.sizes
-    target = ctx.start("leaks", model, [])
-    warm_up(target, "/html" + WARM_UP_DB)
-    before = target.snapshot()
+    target, before = start_warm(ctx, "leaks", model, [])
     ab = f"ab -c {s['leak_c']} -n {s['leak_n']} /html"
     out.figure("each run", ab)
     # Run 0 is not compared: it brings what grows to a steady size and then stays (glibc's
@@ -485,9 +492,7 @@ def how_they_ended(results):
 @scenario("memory")
 def memory(ctx, model, out):
     s = ctx.sizes
-    target = ctx.start("memory", model, [])
-    warm_up(target, "/html" + WARM_UP_DB)
-    before = target.snapshot()
+    target, before = start_warm(ctx, "memory", model, [])
     seconds = s["memory_ab_s"]
     ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
     record = load_run(ctx, target, f"memory-{model}-alone", f"{ab}, alone", "ab", "/html",
@@ -637,16 +642,10 @@ def slowhttptest(ctx, model, out):
     connections = s["slow_connections"]
     # The idle time between requests bounded like the request itself: a slow reader's response
     # may fit in the socket buffers, and then the server waits for its next request.
-    target = ctx.start("slowhttptest", model, ["--timeout", str(timeout),
-                                               "--keepalive-timeout", str(timeout)])
-    # The async server takes every connection at once; the blocking one serves max-workers of
-    # them and the rest wait in the listen queue for a worker, then get their own --timeout.
-    at_once = connections if model == "async" else max_workers(target)
-    rounds = math.ceil(connections / at_once)
-    limit_s = rounds * timeout + 2
-    out.figure("server flags", f"--timeout {timeout} --keepalive-timeout {timeout}")
-    warm_up(target, "/html" + WARM_UP_DB)
-    before = target.snapshot()
+    flags = ["--timeout", str(timeout), "--keepalive-timeout", str(timeout)]
+    target, before = start_warm(ctx, "slowhttptest", model, flags)
+    limit_s = rounds(target, connections)[1] * timeout + 2
+    out.figure("server flags", " ".join(flags))
     for mode in loadtools.SLOWHTTPTEST_MODES:
         slow_attack(ctx, target, out, mode, connections, limit_s, before)
         pause(ctx)
