@@ -41,18 +41,18 @@ SLOWHTTPTEST_MODES = {
 
 
 def slowhttptest_command(mode, url, connections, length_s, report_prefix):
-    """slowhttptest MODE: `connections` connections opened at once, a follow-up every second,
-    for at most length_s; its per-second counts in REPORT_PREFIX.csv (-g -o)."""
+    """slowhttptest MODE: `connections` connections opened within a tenth of a second (-r is
+    per second), a follow-up every second, for at most length_s; its per-second counts in
+    REPORT_PREFIX.csv (-g -o)."""
     return ["slowhttptest", *SLOWHTTPTEST_MODES[mode], "-c", str(connections), "-r",
-            str(connections), "-i", "1", "-l", str(length_s), "-p", "3", "-g", "-o",
+            str(10 * connections), "-i", "1", "-l", str(length_s), "-p", "3", "-g", "-o",
             report_prefix, "-u", url]
 
 
 def parse_slowhttptest(csv_text, output_text):
-    """Its CSV (a row per second: connections closed, pending, connected, and whether its own
-    probe got an answer) and the end of its output: the most connected at once, closed at the
-    end, the seconds it ran, the seconds its probe found the service unavailable, and why it
-    ended."""
+    """Its CSV (a row per second: connections closed, pending and connected then, and whether
+    its own probe got an answer) and the end of its output: the most connected at once, the
+    seconds it ran, the seconds its probe found the service unavailable, and why it ended."""
     rows = []
     for line in csv_text.splitlines()[1:]:
         cells = line.split(",")
@@ -65,7 +65,6 @@ def parse_slowhttptest(csv_text, output_text):
     return {
         "seconds": rows[-1][0],
         "peak_connected": max(r[3] for r in rows),
-        "closed": rows[-1][1],
         "unavailable_s": sum(1 for r in rows if r[4] == 0),
         "exit_status": ended.group(1) if ended else "no exit status",
     }

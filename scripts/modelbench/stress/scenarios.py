@@ -611,8 +611,10 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     except (OSError, loadtools.ParseError) as error:
         out.check(f"{mode}: slowhttptest ran", False, f"exit status {code}: {error}")
         return
-    out.figure(f"{mode}: most connected, closed at the end; ran s; its end",
-               f"{f['peak_connected']}, {f['closed']}; {f['seconds']}; {f['exit_status']}")
+    out.figure(f"{mode}: slowhttptest: most connected at once; s its probe found no service; "
+               "ran s; its end",
+               f"{f['peak_connected']}; {f['unavailable_s']}; {f['seconds']}; "
+               f"{f['exit_status']}")
     out.figure(f"{mode}: peak threads, peak fds of the server",
                f"{peak['threads']}, {peak['fds']}")
     held = busy_until is not None
