@@ -101,9 +101,11 @@ class RunSampler:
 
 def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_server=False,
         end_marker=None, timeout_s=900.0, log=print):
-    """Runs command while sampling server (a ProcessTree; with child_is_server, the command
-    itself) and mariadbd; returns (exit code, figures). The command's own CPU is its rusage:
-    client_cpu_* for a load tool, server_cpu_* for a server's standalone mode.
+    """Runs command while sampling server and mariadbd; returns (exit code, figures). server is
+    what watches the server: sample(), cpu_seconds, peak_threads, peak_rss_kib (a ProcessTree
+    from Target.watch(); with child_is_server, the command itself is watched). The command's
+    own CPU is its rusage: client_cpu_* for a load tool, server_cpu_* for a server's standalone
+    mode.
 
     end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
     a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that

@@ -262,7 +262,8 @@ def render(summaries, settings, failures, repeated):
             lines.append(f"| {LABELS[s['server']]} | {s['concurrency']} idle keep-alive "
                          f"connections after GET {s['endpoint']} | {cell(s['rss_mib'])} | "
                          f"{cell(s['threads'], 0)} | {cell(s['connections'], 0)} |")
-    lines += ["", "## Targets (docs/performance.md)", "", "| target | measured | verdict |", "|---|---|---|"]
+    lines += ["", "## Targets (docs/performance.md)", "", "| target | measured | verdict |",
+              "|---|---|---|"]
     lines += [f"| {t} | {m} | {v} |" for t, m, v in targets(summaries, cores)]
     if failures:
         lines += ["", f"## Failed runs ({len(failures)})", ""]
