@@ -90,9 +90,12 @@ class ServerProcess:
         self._reader = threading.Thread(target=self._read_stdout, daemon=True)
         self._reader.start()
         if not self._ready.wait(ready_timeout_s) or self.address is None:
-            self.stop(signal.SIGKILL)
-            raise TargetError(f"{' '.join(self.command)} did not get ready: "
-                              f"{self.stderr_tail(3)}")
+            code = self.stop(signal.SIGKILL, timeout_s=1)
+            what = (f"did not get ready within {ready_timeout_s:.0f} s"
+                    if code in (None, -signal.SIGKILL)
+                    else f"exited with status {code} before it listened")
+            tail = self.stderr_tail(3)
+            raise TargetError(f"{' '.join(self.command)} {what}" + (f": {tail}" if tail else ""))
 
     def _read_stdout(self):
         log = open(self.stdout_path, "w") if self.stdout_path else None
