@@ -10,7 +10,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/cli.sh
 source "$root/scripts/lib/cli.sh"
-cd "$root"
+cd "$root" || exit 1
 
 variants=(release asan tsan)
 quick=0

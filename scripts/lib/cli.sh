@@ -13,6 +13,7 @@ db_dir=${DB_DIR:-$root/var/mariadb}
 case $db_dir in /*) ;; *) db_dir="$root/$db_dir" ;; esac
 # The Python harness, run as `"${harness[@]}" modelbench.MODULE ...`: Debian's interpreter, the
 # one that has python3-psutil (a python3 earlier on PATH may be another installation).
+# shellcheck disable=SC2034  # used by the scripts that source this file
 harness=(env "PYTHONPATH=$root/scripts${PYTHONPATH:+:$PYTHONPATH}" /usr/bin/python3 -m)
 
 # usage: the header comment of the script, from its second line to the first line that is not a
