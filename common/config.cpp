@@ -13,9 +13,12 @@ namespace {
 // MySQL client conventions (MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_UNIX_PORT, MYSQL_PWD) plus the
 // names that container images use for database and user.
 const std::pair<const char*, const char*> kEnvironmentFallbacks[] = {
-    {"MYSQL_HOST", "db-host"},     {"MYSQL_TCP_PORT", "db-port"}, {"MYSQL_UNIX_PORT", "db-socket"},
-    {"MYSQL_PWD", "db-password"},  {"MYSQL_USER", "db-user"},     {"MYSQL_DATABASE", "db-name"},
+    {"MYSQL_HOST", "db-host"},    {"MYSQL_TCP_PORT", "db-port"}, {"MYSQL_UNIX_PORT", "db-socket"},
+    {"MYSQL_PWD", "db-password"}, {"MYSQL_USER", "db-user"},     {"MYSQL_DATABASE", "db-name"},
 };
+
+constexpr double kMaxTimeoutSeconds = 3600;
+constexpr double kMaxConnectSeconds = 600;
 
 std::chrono::milliseconds seconds_flag(const char* flag, double seconds, double max_seconds) {
     if (!std::isfinite(seconds) || seconds <= 0 || seconds > max_seconds) {
@@ -74,6 +77,16 @@ po::typed_value<long long>* bounded_flag(const char* flag, unsigned& target, lon
         });
 }
 
+po::typed_value<double>* bounded_seconds_flag(const char* flag, std::chrono::milliseconds& target,
+                                              double max_seconds) {
+    return po::value<double>()
+        ->default_value(static_cast<double>(target.count()) / 1000)
+        ->value_name("S")
+        ->notifier([flag, &target, max_seconds](double value) {
+            target = seconds_flag(flag, value, max_seconds);
+        });
+}
+
 CommandLine::CommandLine(std::string program, std::string summary, std::uint16_t default_port)
     : program_(std::move(program)), summary_(std::move(summary)) {
     http.listen.port = default_port;
@@ -91,10 +104,12 @@ CommandLine::CommandLine(std::string program, std::string summary, std::uint16_t
          "listen queue length")
         ("keepalive", po::value<std::string>(&keepalive_text_)->default_value("on"),
          "on|off: keep connections open between requests")
-        ("keepalive-timeout", po::value<double>(&keepalive_timeout_s_)->default_value(5),
+        ("keepalive-timeout",
+         bounded_seconds_flag("keepalive-timeout", http.keepalive_timeout, kMaxTimeoutSeconds),
          "seconds an idle keep-alive connection is kept")
-        ("timeout", po::value<double>(&io_timeout_s_)->default_value(30),
-         "seconds to receive a whole request, or to send a whole response")
+        ("timeout", bounded_seconds_flag("timeout", http.io_timeout, kMaxTimeoutSeconds),
+         "seconds to receive a whole request (the first one: from the accept on), or to send a "
+         "whole response")
         ("access-log", po::value<std::string>(&http.access_log)->value_name("FILE"),
          "write an Apache Common Log Format line per request to FILE");
     db_.add_options()
@@ -110,10 +125,12 @@ CommandLine::CommandLine(std::string program, std::string summary, std::uint16_t
          "database password [MYSQL_PWD]")
         ("db-name", po::value<std::string>(&db.database)->default_value(db.database),
          "database name [MYSQL_DATABASE]")
-        ("db-connect-timeout", po::value<double>(&connect_timeout_s_)->default_value(2),
+        ("db-connect-timeout",
+         bounded_seconds_flag("db-connect-timeout", db.connect_timeout, kMaxConnectSeconds),
          "seconds to wait for a database connection")
-        ("db-timeout", po::value<double>(&db_timeout_s_)->default_value(10),
-         "seconds a query may take before the request gets 504");
+        ("db-timeout", bounded_seconds_flag("db-timeout", db.query_timeout, kMaxTimeoutSeconds),
+         "seconds a query may take before the request gets 504; the default covers the "
+         "longest ?delay_ms=");
     // clang-format on
 }
 
@@ -160,8 +177,6 @@ CommandLine::Action CommandLine::parse(int argc, const char* const argv[], const
         throw ConfigError("--keepalive must be 'on' or 'off', not '" + keepalive_text_ + "'");
     }
     http.keepalive = keepalive_text_ == "on";
-    http.keepalive_timeout = seconds_flag("keepalive-timeout", keepalive_timeout_s_, 3600);
-    http.io_timeout = seconds_flag("timeout", io_timeout_s_, 3600);
     db.port = port_number(db_port_text_, "--db-port");
     if (db.port == 0) {
         throw ConfigError("--db-port must be between 1 and 65535");
@@ -169,8 +184,6 @@ CommandLine::Action CommandLine::parse(int argc, const char* const argv[], const
     if (db.socket.empty() && db.host.empty()) {
         throw ConfigError("--db-host must not be empty");
     }
-    db.connect_timeout = seconds_flag("db-connect-timeout", connect_timeout_s_, 600);
-    db.query_timeout = seconds_flag("db-timeout", db_timeout_s_, 3600);
     if (vm.count("standalone") != 0) {
         if (standalone_n_ < 1 || standalone_n_ > 100'000'000) {
             throw ConfigError("--standalone takes 1 to 100000000 iterations");
@@ -190,9 +203,7 @@ std::string CommandLine::usage() const {
     return out.str();
 }
 
-std::string CommandLine::version() const {
-    return program_ + " " + MODELBENCH_VERSION;
-}
+std::string CommandLine::version() const { return program_ + " " + MODELBENCH_VERSION; }
 
 bool CommandLine::parse_or_exit(int argc, const char* const argv[]) {
     try {

@@ -24,7 +24,9 @@ struct DbConfig {
     std::string password = "bench";
     std::string database = "sampledb";
     std::chrono::milliseconds connect_timeout{2000};
-    std::chrono::milliseconds query_timeout{10000};  // --db-timeout: past it, 504
+    // --db-timeout: past it, 504. It must cover the SELECT SLEEP of the longest ?delay_ms=
+    // (kMaxDelayMs) with room for the query itself; a shorter one makes long delays time out.
+    std::chrono::milliseconds query_timeout{20000};
 };
 
 struct ListenAddress {
@@ -56,9 +58,14 @@ std::string listen_url(const ListenAddress& address);
 po::typed_value<long long>* bounded_flag(const char* flag, unsigned& target, long long min,
                                          long long max);
 
+// A duration flag in seconds (fractions allowed) for model_options(), stored into target after a
+// check that it is more than 0 and at most max_seconds.
+po::typed_value<double>* bounded_seconds_flag(const char* flag, std::chrono::milliseconds& target,
+                                              double max_seconds);
+
 // The flags a server accepts. Each server adds its own model's options to model_options().
 class CommandLine {
-public:
+  public:
     enum class Action { run, help, version };
     using Environment = std::function<std::optional<std::string>(const std::string& name)>;
 
@@ -81,7 +88,7 @@ public:
 
     static std::optional<std::string> process_environment(const std::string& name);
 
-private:
+  private:
     std::string program_;
     std::string summary_;
     po::options_description general_{"General"};
@@ -90,10 +97,6 @@ private:
     po::options_description model_{"Model"};
     std::string listen_text_;
     std::string keepalive_text_;
-    double keepalive_timeout_s_ = 5;
-    double io_timeout_s_ = 30;
-    double db_timeout_s_ = 10;
-    double connect_timeout_s_ = 2;
     std::string db_port_text_;
     long long standalone_n_ = 1000;
 };

@@ -4,7 +4,9 @@
 #include <mysqld_error.h>
 
 namespace mb {
+namespace {
 
+// MySQL error codes that mean the database cannot be reached or the link broke.
 bool is_connection_error(unsigned code) {
     switch (code) {
         case CR_CONNECTION_ERROR:
@@ -20,6 +22,17 @@ bool is_connection_error(unsigned code) {
         default:
             return false;
     }
+}
+
+constexpr unsigned kFirstClientError = CR_MIN_ERROR;  // 2000
+
+}  // namespace
+
+DbError statement_error(unsigned code, const std::string& message) {
+    if (is_connection_error(code)) {
+        return DbError(DbError::Kind::unavailable, "database connection lost: " + message);
+    }
+    return DbError(DbError::Kind::failed, "query failed: " + message, code >= kFirstClientError);
 }
 
 }  // namespace mb

@@ -5,8 +5,6 @@
 
 namespace mb {
 
-inline constexpr unsigned kMaxFactorial = 1000;
-
 // All decimal digits of n!, exact, for any n (cost grows as n^2).
 std::string factorial_digits(unsigned n);
 

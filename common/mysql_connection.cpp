@@ -71,10 +71,7 @@ void MysqlConnection::throw_query_error(std::chrono::steady_clock::duration elap
     if (code == CR_SERVER_LOST && elapsed >= timeout_) {
         throw DbError(DbError::Kind::timeout, "query exceeded --db-timeout: " + message);
     }
-    if (is_connection_error(code)) {
-        throw DbError(DbError::Kind::unavailable, "database connection lost: " + message);
-    }
-    throw DbError(DbError::Kind::failed, "query failed: " + message);
+    throw statement_error(code, message);
 }
 
 }  // namespace mb

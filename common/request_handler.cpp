@@ -1,5 +1,6 @@
 #include "common/request_handler.hpp"
 
+#include "common/event_log.hpp"
 #include "common/factorial.hpp"
 
 #include <sys/time.h>
@@ -107,6 +108,13 @@ Response RequestHandler::error(const ResponseShape& shape, const HttpError& fail
     return responses_.error(shape, failure);
 }
 
+Response RequestHandler::rejection(const RequestParser& parser, const HttpError& failure) const {
+    // Until the parser has the request line, its message holds defaults: HTTP/1.1, no method.
+    const auto& request = parser.get();
+    return responses_.error({request.version(), false, request.method() == http::verb::head},
+                            failure);
+}
+
 void RequestHandler::request_finished(std::string_view peer, std::string_view line, unsigned status,
                                       std::size_t body_bytes) {
     counters_.request_finished(status);
@@ -131,8 +139,7 @@ void RequestHandler::log_task(std::uint64_t demo_id, std::string_view task) {
     std::snprintf(line, sizeof line, "%s.%03ld tasks #%llu: %.*s\n", stamp,
                   static_cast<long>(now.tv_usec / 1000), static_cast<unsigned long long>(demo_id),
                   static_cast<int>(task.size()), task.data());
-    // One write per line so lines of concurrent demos never interleave.
-    std::fputs(line, stderr);
+    log_line(line);
 }
 
 std::string request_line(const Request& request) {
@@ -143,8 +150,12 @@ std::string request_line(const Request& request) {
     return line;
 }
 
-std::string unparsed_request_line(std::string_view received) {
-    std::string_view line = received.substr(0, received.find_first_of("\r\n"));
+std::string rejected_request_line(const RequestParser& parser, std::string_view unparsed) {
+    // Once the parser has the request line, the unparsed bytes no longer start with it.
+    if (!parser.get().target().empty()) {
+        return request_line(parser.get());
+    }
+    const std::string_view line = unparsed.substr(0, unparsed.find_first_of("\r\n"));
     return std::string(line.substr(0, 256));
 }
 

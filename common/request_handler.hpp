@@ -8,6 +8,7 @@
 #include "common/db_error.hpp"
 #include "common/http_response.hpp"
 #include "common/render.hpp"
+#include "common/request_parser.hpp"
 #include "common/status_counters.hpp"
 #include "common/workload.hpp"
 
@@ -56,6 +57,10 @@ class RequestHandler {
     Response tasks(const ResponseShape& shape, bool task_two_before_response,
                    unsigned delay_ms) const;
     Response error(const ResponseShape& shape, const HttpError& error) const;
+    // The answer to a request refused before it was read whole: the error, as the request's
+    // version and method call for once its header is in (HEAD: no body), and the connection
+    // closes after it.
+    Response rejection(const RequestParser& parser, const HttpError& error) const;
 
     // Bookkeeping when a request arrives and when its response went out (or failed).
     void request_started() { counters_.request_started(); }
@@ -65,7 +70,8 @@ class RequestHandler {
     void request_finished(std::string_view peer, const Request& request, unsigned status,
                           std::size_t body_bytes);
 
-    // The /tasks demo's console line: "<UTC time> tasks #<id>: <task>", on stderr.
+    // The /tasks demo's console line: "<UTC time> tasks #<id>: <task>", on stderr (event_log.hpp:
+    // never blocking, dropped when stderr cannot take it).
     static void log_task(std::uint64_t demo_id, std::string_view task);
     std::uint64_t next_task_demo_id() { return next_task_demo_.fetch_add(1) + 1; }
 
@@ -81,8 +87,8 @@ class RequestHandler {
 
 // "GET /html HTTP/1.0", as the access log and error messages show a request.
 std::string request_line(const Request& request);
-// The first line of bytes that could not be read as a request, cut at 256 bytes: what the access
-// log shows for a request answered 400, 413, 414 or 431.
-std::string unparsed_request_line(std::string_view received);
+// What the access log shows for a refused request: its request line once the parser has it, else
+// the first line of the bytes received, cut at 256 bytes.
+std::string rejected_request_line(const RequestParser& parser, std::string_view unparsed);
 
 }  // namespace mb

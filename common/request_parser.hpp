@@ -8,6 +8,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <variant>
 
@@ -21,6 +22,18 @@ inline void apply_request_limits(RequestParser& parser) {
     parser.header_limit(static_cast<std::uint32_t>(kMaxHeaderBytes));
     parser.body_limit(kMaxBodyBytes);
 }
+
+// What RFC 9112 demands of a request's header and Beast 1.74 does not check, judged once the
+// header is in and before any body byte is read: HTTP/1.1 needs exactly one Host (3.2); a
+// Transfer-Encoding is refused in HTTP/1.0, beside a Content-Length, when its final coding is not
+// chunked or when chunked appears twice (6.1, 6.3). Beast would read such a body by another
+// framing than the one a proxy in front may use: request smuggling. The error is a 400 and the
+// connection must close, as its framing is unknown.
+std::optional<HttpError> check_request_header(const RequestParser& parser);
+
+// True when an HTTP/1.1 client waits for kContinue before it sends the body that is still to come.
+bool expects_continue(const RequestParser& parser);
+inline constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 // error_for_read_failure() for a parser that failed while reading from a stream. Beast consumes
 // the request line, and each complete header line, as they arrive, so after header_limit the

@@ -2,8 +2,11 @@
 
 #include <boost/beast/http/error.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
+#include <string>
 #include <utility>
 
 namespace mb {
@@ -61,6 +64,26 @@ HttpError bad_request(std::string message) {
     return HttpError{http::status::bad_request, std::move(message)};
 }
 
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+    return text.size() >= prefix.size() &&
+           std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
+               return a == std::tolower(static_cast<unsigned char>(b));
+           });
+}
+
+// "http://host:port/path?q" -> "/path?q"; an origin-form target is returned as it is.
+std::string_view without_scheme_and_authority(std::string_view target) {
+    for (const std::string_view scheme : {"http://", "https://"}) {
+        if (starts_with_ignoring_case(target, scheme)) {
+            target.remove_prefix(scheme.size());
+            const std::string_view rest =
+                target.substr(std::min(target.find_first_of("/?"), target.size()));
+            return rest.empty() ? std::string_view("/") : rest;
+        }
+    }
+    return target;
+}
+
 // Parses an integer parameter in [0, max]; nullopt when malformed or out of range.
 std::optional<unsigned> bounded_integer(std::string_view text, unsigned max) {
     unsigned value = 0;
@@ -76,15 +99,16 @@ std::optional<HttpError> apply_parameter(Route& route, std::string_view name,
     const bool takes_delay = route.endpoint == Endpoint::html || route.endpoint == Endpoint::json ||
                              route.endpoint == Endpoint::tasks;
     if (takes_delay && name == "delay_ms") {
-        auto parsed = bounded_integer(value, 10000);
+        auto parsed = bounded_integer(value, kMaxDelayMs);
         if (!parsed) {
-            return bad_request("delay_ms must be an integer from 0 to 10000");
+            return bad_request("delay_ms must be an integer from 0 to " +
+                               std::to_string(kMaxDelayMs));
         }
         route.delay_ms = *parsed;
     } else if (route.endpoint == Endpoint::factorial && name == "n") {
-        auto parsed = bounded_integer(value, 1000);
+        auto parsed = bounded_integer(value, kMaxFactorialN);
         if (!parsed) {
-            return bad_request("n must be an integer from 0 to 1000");
+            return bad_request("n must be an integer from 0 to " + std::to_string(kMaxFactorialN));
         }
         route.n = parsed;
     }
@@ -94,24 +118,27 @@ std::optional<HttpError> apply_parameter(Route& route, std::string_view name,
 
 }  // namespace
 
-std::string_view endpoint_path(Endpoint e) {
-    for (const auto& entry : kPaths) {
-        if (entry.endpoint == e) {
-            return entry.path;
-        }
-    }
-    return "/";
+HttpError target_too_long() {
+    return {http::status::uri_too_long,
+            "request target longer than " + std::to_string(kMaxTargetBytes) + " bytes"};
+}
+
+HttpError headers_too_large() {
+    return {http::status::request_header_fields_too_large,
+            "request headers larger than " + std::to_string(kMaxHeaderBytes) + " bytes"};
 }
 
 RouteResult route_request(http::verb method, std::string_view target) {
     if (target.size() > kMaxTargetBytes) {
-        return HttpError{http::status::uri_too_long, "request target longer than 8192 bytes"};
+        return target_too_long();
     }
-    if (target.empty() || target.front() != '/') {
+    target = without_scheme_and_authority(target);
+    if (target.empty() || (target.front() != '/' && target.front() != '?')) {
         return bad_request("request target must be a path starting with '/'");
     }
     const auto question = target.find('?');
-    const std::string_view raw_path = target.substr(0, question);
+    // An absolute-form target may have no path at all ("http://host?n=5"): that is "/".
+    const std::string_view raw_path = question == 0 ? "/" : target.substr(0, question);
     const std::string_view query =
         question == std::string_view::npos ? std::string_view{} : target.substr(question + 1);
 
@@ -163,13 +190,19 @@ HttpError error_for_read_failure(const boost::beast::error_code& ec, std::string
     if (ec == http::error::header_limit) {
         const auto line_end = received.find('\n');
         if (line_end == std::string_view::npos || line_end > kMaxTargetBytes) {
-            return HttpError{http::status::uri_too_long, "request target longer than 8192 bytes"};
+            return target_too_long();
         }
-        return HttpError{http::status::request_header_fields_too_large,
-                         "request headers larger than 16384 bytes"};
+        return headers_too_large();
     }
     if (ec == http::error::body_limit) {
-        return HttpError{http::status::payload_too_large, "request body larger than 65536 bytes"};
+        return HttpError{http::status::payload_too_large,
+                         "request body larger than " + std::to_string(kMaxBodyBytes) + " bytes"};
+    }
+    if (ec == http::error::buffer_overflow) {
+        // Only a chunk-size line (with its extensions) or a trailer can outgrow the read buffer:
+        // the header limit trips first for a header, and body bytes leave the buffer as parsed.
+        return bad_request("chunk-size line or trailer longer than " +
+                           std::to_string(kMaxReadBufferBytes) + " bytes");
     }
     return bad_request("malformed request: " + ec.message());
 }

@@ -18,14 +18,19 @@ namespace http = boost::beast::http;
 inline constexpr std::size_t kMaxTargetBytes = 8 * 1024;   // longer: 414
 inline constexpr std::size_t kMaxHeaderBytes = 16 * 1024;  // request line + headers; more: 431
 inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;    // more: 413
+// The read buffer's hard cap. Beast 1.74's parser bounds the header and the body but not a
+// chunk-size line, its extensions or a trailer: those would buffer as long as a client sends.
+inline constexpr std::size_t kMaxReadBufferBytes = kMaxHeaderBytes + kMaxBodyBytes + 4 * 1024;
+inline constexpr unsigned kMaxDelayMs = 10000;    // ?delay_ms= of /html, /json, /tasks
+inline constexpr unsigned kMaxFactorialN = 1000;  // ?n= of /factorial
 inline constexpr unsigned kDefaultTaskDelayMs = 2000;
 
 enum class Endpoint { index, html, json, hello, factorial, tasks, status };
 
 struct Route {
     Endpoint endpoint = Endpoint::index;
-    unsigned delay_ms = 0;         // /html, /json: SELECT SLEEP first; /tasks: task two's delay
-    std::optional<unsigned> n;     // /factorial?n=
+    unsigned delay_ms = 0;      // /html, /json: SELECT SLEEP first; /tasks: task two's delay
+    std::optional<unsigned> n;  // /factorial?n=
 };
 
 struct HttpError {
@@ -35,18 +40,19 @@ struct HttpError {
 
 using RouteResult = std::variant<Route, HttpError>;
 
-// Routes a request by method and target (origin-form: path and optional query).
+// Routes a request by method and target: origin-form (path and optional query), or absolute-form
+// ("http://host/path?query", as sent to proxies; RFC 9112 3.2.2 says servers must accept it), of
+// which only the path and query count.
 RouteResult route_request(http::verb method, std::string_view target);
 
-constexpr bool needs_database(Endpoint e) {
-    return e == Endpoint::html || e == Endpoint::json;
-}
-
-std::string_view endpoint_path(Endpoint e);
+// 414 and 431, their messages naming the limits.
+HttpError target_too_long();
+HttpError headers_too_large();
 
 // The error response for a request that could not be read: header_limit is 414 when the request
 // line alone passes kMaxTargetBytes (judged from the bytes received so far), else 431;
-// body_limit is 413; anything else the parser rejects is 400.
+// body_limit is 413; buffer_overflow (past kMaxReadBufferBytes) and anything else the parser
+// rejects is 400.
 HttpError error_for_read_failure(const boost::beast::error_code& ec, std::string_view received);
 
 // True when a failed request read means the parser rejected what the client sent: answer it with

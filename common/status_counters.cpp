@@ -1,5 +1,7 @@
 #include "common/status_counters.hpp"
 
+#include "common/event_log.hpp"
+
 namespace mb {
 
 void StatusCounters::request_finished(unsigned status) {
@@ -24,12 +26,14 @@ nlohmann::json StatusCounters::to_json() const {
           {"3xx", load(by_class_[2])},
           {"4xx", load(by_class_[3])},
           {"5xx", load(by_class_[4])}}},
-        {"connections", {{"accepted", load(connections_accepted)}, {"open", load(connections_open)}}},
+        {"connections",
+         {{"accepted", load(connections_accepted)}, {"open", load(connections_open)}}},
         {"database",
          {{"connects", load(db_connects)},
           {"connect_errors", load(db_connect_errors)},
           {"query_errors", load(db_query_errors)},
           {"timeouts", load(db_timeouts)}}},
+        {"log", {{"dropped_lines", dropped_log_lines()}}},
     };
 }
 

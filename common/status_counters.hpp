@@ -12,7 +12,7 @@
 namespace mb {
 
 class StatusCounters {
-public:
+  public:
     using Counter = std::atomic<std::uint64_t>;
 
     StatusCounters() : started_(std::chrono::steady_clock::now()) {}
@@ -28,10 +28,11 @@ public:
     Counter db_query_errors{0};
     Counter db_timeouts{0};
 
-    // uptime, requests (total, by status class, in flight), connections and database figures.
+    // uptime, requests (total, by status class, in flight), connections, database figures and
+    // the stderr lines dropped.
     nlohmann::json to_json() const;
 
-private:
+  private:
     std::chrono::steady_clock::time_point started_;
     std::atomic<std::int64_t> in_flight_{0};
     Counter total_{0};

@@ -18,9 +18,6 @@ namespace mb {
 inline constexpr const char* kProductsQuery = "SELECT id, name, price FROM products ORDER BY id";
 inline constexpr const char* kOrdersQuery = "SELECT id, placed, note FROM orders ORDER BY id";
 
-// The largest ?delay_ms= accepted by /html, /json and /tasks.
-inline constexpr unsigned kMaxDelayMs = 10000;
-
 // "SELECT SLEEP(1.250)" for delay_ms = 1250: the emulated slow database of ?delay_ms=.
 std::string sleep_query(unsigned delay_ms);
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs every build and run-time dependency with apt-get.
+# Installs every build and run-time dependency with apt-get, then the Node.js peer's npm packages
+# (npm ci, from the committed lockfile).
 # Idempotent: when everything is present it prints nothing and touches nothing.
 set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
     g++ cmake make pkg-config                   # toolchain
@@ -14,7 +17,12 @@ packages=(
     gnuplot-nox procps iproute2                 # plots, /proc tools, ss
     python3 python3-psutil                      # the harness (scripts/modelbench): processes, reports
     clang libclang-rt-14-dev                    # libFuzzer and sanitizer runtimes
+    apache2 libapache2-mod-php php-mysql        # the real Apache+PHP peer (prefork, mod_php, mysqli)
 )
+# The real Node.js peer. A node that is already there (NodeSource's bundles npm) is kept: Debian's
+# npm package conflicts with it.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,15 +30,29 @@ for p in "${packages[@]}"; do
         missing+=("$p")
     fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps: installing ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    # Installing apache2 may start the system's Apache on port 80; the project never uses it.
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    echo "deps: done"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "deps: done"
+
+# npm ci when node_modules is missing or older than the lockfile; npm ci leaves node_modules
+# newer than the lockfile, so a second run does nothing.
+node_dir="$root/servers/node"
+if [ ! -d "$node_dir/node_modules" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules" ]; then
+    echo "deps: npm ci in servers/node"
+    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || {
+        echo "deps: npm ci in servers/node failed" >&2
+        exit 1
+    }
+    touch "$node_dir/node_modules"
+fi

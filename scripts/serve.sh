@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Launches one server as a benchmark target: installs what is missing, builds (Release, build/
-# or $BUILD_DIR), starts the private MariaDB, then runs the server in the foreground and, once it
-# listens, prints its URL and ready-to-paste ab and siege command lines for every endpoint.
-# Ctrl-C stops the server (it finishes the requests in flight).
+# or $BUILD_DIR; the C++ servers only), starts the private MariaDB, then runs the server in the
+# foreground and, once it listens, prints its URL and ready-to-paste ab and siege command lines for
+# every endpoint. Ctrl-C stops the server (it finishes the requests in flight).
 #
-# usage: scripts/serve.sh blocking|async [server flags...]
+# usage: scripts/serve.sh blocking|async|php|node [server flags...]
 #   scripts/serve.sh async                              the Node.js model on 127.0.0.1:8082
 #   scripts/serve.sh async --workers 0                  ... replicated on every core
 #   scripts/serve.sh blocking --db-connection persistent
+#   scripts/serve.sh php                                the real Apache+PHP on 127.0.0.1:8083
+#   scripts/serve.sh node --cluster                     the real Node.js, a worker per core (8084)
 #   scripts/serve.sh blocking --help                    every flag of a server
 # Exit status: the server's (0 after Ctrl-C), 2 on bad arguments, 1 when preparation failed.
 set -uo pipefail
@@ -18,9 +20,9 @@ source "$root/scripts/lib/cli.sh"
 
 case ${1:-} in
     -h|--help) usage; exit 0 ;;
-    blocking|async) model=$1; shift ;;
-    "") echo "serve.sh: which server? blocking or async" >&2; usage >&2; exit 2 ;;
-    *) echo "serve.sh: unknown server '$1' (blocking or async)" >&2; usage >&2; exit 2 ;;
+    blocking|async|php|node) model=$1; shift ;;
+    "") echo "serve.sh: which server? blocking, async, php or node" >&2; usage >&2; exit 2 ;;
+    *) echo "serve.sh: unknown server '$1' (blocking, async, php or node)" >&2; usage >&2; exit 2 ;;
 esac
 
 # --help, --version and --standalone need no announcement; only a listening server does.
@@ -30,9 +32,16 @@ for flag in "$@"; do
 done
 
 prepare_deps || die "installing dependencies failed"
-prepare_build "$build_dir/modelbench-build.log" >&2 || exit 1
-binary=$(server_binary "$model")
-[ -x "$binary" ] || die "$binary was not built"
+case $model in
+    # The real peers need no build; they take the same --listen and print the same ready line.
+    php) binary=$root/servers/php/apache-server ;;
+    node) binary=$root/servers/node/node-server ;;
+    *)
+        prepare_build "$build_dir/modelbench-build.log" >&2 || exit 1
+        binary=$(server_binary "$model")
+        [ -x "$binary" ] || die "$binary was not built"
+        ;;
+esac
 if [ "$listening" -eq 0 ]; then
     case " $* " in *" --standalone"*) prepare_db >&2 || exit 1 ;; esac
     exec "$binary" "$@"

@@ -18,6 +18,7 @@ namespace mb::test {
 namespace {
 
 using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
 
 const std::string kBinary = "blocking-server";
 
@@ -173,6 +174,87 @@ TEST(BlockingServer, PerRequestConnectsForEveryRequestPersistentKeepsConnections
         EXPECT_EQ(last["database"]["connects"], persistent ? 2 : 5);
         EXPECT_EQ(last["blocking"]["idle_db_connections"], 0);
     }
+}
+
+// A client that connects and sends nothing takes no worker: the kernel holds it back until its
+// first byte (TCP_DEFER_ACCEPT), so the one worker here stays free for a client that talks.
+TEST(BlockingServer, ASilentConnectionTakesNoWorker) {
+    const auto server = start({"--max-workers", "1", "--timeout", "3"});
+    HttpConnection silent(server->port());
+    std::this_thread::sleep_for(300ms);
+    HttpConnection talking(server->port(), 2s);
+    const HttpReply reply = talking.request("GET", "/hello");
+    EXPECT_EQ(reply.status, 200u);
+    EXPECT_LT(reply.elapsed, 1s);
+}
+
+// Once the kernel hands a silent connection over after all, its worker waits for the first
+// request --timeout at most, the wait for the first byte included: a first byte just before
+// that does not buy the client another --timeout.
+TEST(BlockingServer, TheFirstRequestHasTimeoutFromTheAccept) {
+    const auto server = start({"--max-workers", "4", "--timeout", "1"});
+    HttpConnection silent(server->port());
+    HttpConnection observer(server->port());
+    // live_workers counts the observer's own worker, then the silent client's once accepted.
+    Clock::time_point accepted;
+    for (const auto until = Clock::now() + 15s; Clock::now() < until;) {
+        if (status_of(observer)["blocking"]["live_workers"].get<int>() >= 2) {
+            accepted = Clock::now();
+            break;
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    ASSERT_NE(accepted, Clock::time_point{}) << "the silent connection was never accepted";
+    std::this_thread::sleep_for(700ms);
+    const std::string request = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    bool closed = false;
+    for (std::size_t i = 0; !closed && Clock::now() - accepted < 5s; ++i) {
+        silent.send_best_effort(i < request.size() ? request.substr(i, 1) : "a");
+        closed = silent.closed_by_server(50ms);
+    }
+    EXPECT_TRUE(closed);
+    EXPECT_LT(Clock::now() - accepted, 1400ms);
+}
+
+// No thread for a connection (here: no address space left for another 64 MiB stack) is a 503
+// with Retry-After for that client, and the server goes on.
+TEST(BlockingServer, AConnectionWithoutAThreadGets503) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "the sanitizers reserve terabytes of address space: no RLIMIT_AS possible";
+#else
+    const ServerProcess server(binary_path(kBinary), {"--worker-stack-kib", "65536"},
+                               ProcessSetup{.address_space_limit = std::size_t{768} << 20});
+    std::vector<std::unique_ptr<HttpConnection>> clients;
+    for (int i = 0; i < 20; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server.port(), 10s));
+        clients.back()->send("GET /tasks?delay_ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n");
+        std::this_thread::sleep_for(10ms);
+    }
+    int served = 0;
+    int refused = 0;
+    for (auto& client : clients) {
+        const auto reply = client->try_read_reply();
+        ASSERT_TRUE(reply.has_value()) << "closed without an answer";
+        if (reply->status == 503) {
+            ++refused;
+            EXPECT_EQ(reply->body, "no worker thread available\n");
+            EXPECT_FALSE(reply->header("retry-after").empty());
+        } else {
+            EXPECT_EQ(reply->status, 200u);
+            ++served;
+        }
+    }
+    EXPECT_GE(served, 1);
+    EXPECT_GE(refused, 1);
+    // Once the workers have ended (and their stacks are unmapped), new clients get one again.
+    clients.clear();
+    unsigned status = 0;
+    for (const auto until = Clock::now() + 10s; status != 200 && Clock::now() < until;) {
+        status = http_get(server.port(), "/hello").status;
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_EQ(status, 200u);
+#endif
 }
 
 TEST(BlockingServer, BadModelFlagsPrintUsageAndExit2) {

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <errmsg.h>
+
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -195,6 +197,43 @@ TEST(DatabaseErrors, ReadOnlyUserCannotWrite) {
     } catch (const DbError& e) {
         EXPECT_EQ(e.kind, DbError::Kind::failed);
     }
+}
+
+// What a persistent or pooled connection may do after a failed statement: go on after the
+// server's own error answer, be dropped after one of the client library's (2000 and up), whose
+// protocol state is unknown.
+TEST(DatabaseErrors, AServerErrorLeavesTheConnectionUsableAClientErrorBreaksIt) {
+    MysqlConnection db{test_db()};
+    try {
+        db.query("DELETE FROM products WHERE id = 1");
+        FAIL() << "the server's user could write";
+    } catch (const DbError& e) {
+        EXPECT_EQ(e.kind, DbError::Kind::failed);
+        EXPECT_FALSE(e.connection_broken);
+    }
+    EXPECT_EQ(mysql_num_rows(db.query(kProductsQuery).get()), 300u);
+
+    // A real client-side error: a second statement before the first one's result was read.
+    init_mysql_library();
+    MYSQL* raw = mysql_init(nullptr);
+    const DbConfig config = test_db();
+    const bool socket = !config.socket.empty();
+    ASSERT_NE(
+        mysql_real_connect(raw, socket ? "localhost" : config.host.c_str(), config.user.c_str(),
+                           config.password.c_str(), config.database.c_str(), config.port,
+                           socket ? config.socket.c_str() : nullptr, 0),
+        nullptr)
+        << mysql_error(raw);
+    ASSERT_EQ(mysql_real_query(raw, "SELECT 1", 8), 0);
+    ASSERT_NE(mysql_real_query(raw, "SELECT 2", 8), 0);
+    const DbError out_of_sync = statement_error(mysql_errno(raw), mysql_error(raw));
+    mysql_close(raw);
+    EXPECT_EQ(out_of_sync.kind, DbError::Kind::failed);
+    EXPECT_TRUE(out_of_sync.connection_broken) << out_of_sync.what();
+
+    const DbError lost = statement_error(CR_SERVER_LOST, "Lost connection");
+    EXPECT_EQ(lost.kind, DbError::Kind::unavailable);
+    EXPECT_TRUE(lost.connection_broken);
 }
 
 TEST(DatabaseErrors, SlowQueryTimesOut) {

@@ -28,7 +28,7 @@ TEST(RequestCorpus, EveryCaseGetsItsExpectedOutcome) {
 
 TEST(RequestCorpus, PipelinedRequestsAreParsedOneAfterAnother) {
     const std::string two =
-        "GET /hello HTTP/1.1\r\nHost: a\r\n\r\nGET /factorial?n=5 HTTP/1.1\r\n\r\n";
+        "GET /hello HTTP/1.1\r\nHost: a\r\n\r\nGET /factorial?n=5 HTTP/1.1\r\nHost: a\r\n\r\n";
     const auto first = parse_and_route(two);
     ASSERT_TRUE(std::holds_alternative<Route>(first.outcome));
     EXPECT_EQ(std::get<Route>(first.outcome).endpoint, Endpoint::hello);

@@ -85,6 +85,15 @@ TEST(Routing, UnknownPathIs404AndOtherMethods405) {
     EXPECT_EQ(error_status("/hello", http::verb::unknown), http::status::method_not_allowed);
 }
 
+TEST(Routing, AbsoluteFormTargetsRouteByTheirPathAndQuery) {
+    EXPECT_EQ(routed("http://127.0.0.1/hello").endpoint, Endpoint::hello);
+    EXPECT_EQ(routed("HTTP://example.org:8080/factorial?n=7").n, 7u);
+    EXPECT_EQ(routed("https://example.org").endpoint, Endpoint::index);
+    EXPECT_EQ(routed("http://example.org?n=1").endpoint, Endpoint::index);
+    EXPECT_EQ(error_status("ftp://example.org/hello"), http::status::bad_request);
+    EXPECT_EQ(error_status("http://example.org/nowhere"), http::status::not_found);
+}
+
 TEST(Routing, LongTargetIs414) {
     EXPECT_EQ(error_status("/hello?" + std::string(kMaxTargetBytes, 'a')),
               http::status::uri_too_long);

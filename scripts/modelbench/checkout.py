@@ -15,6 +15,10 @@ class Checkout:
         """A program built in the build tree (bin/)."""
         return os.path.join(self.build_dir, "bin", name)
 
+    def peer(self, peer, name):
+        """A real peer's launcher (servers/php, servers/node)."""
+        return os.path.join(self.root, "servers", peer, name)
+
     def script(self, name):
         """A file of scripts/ (db.sh, siegerc)."""
         return os.path.join(self.root, "scripts", name)

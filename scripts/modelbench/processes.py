@@ -149,15 +149,30 @@ class PeakSampler:
         return self.peak
 
 
+def alive(pid):
+    """True while pid runs; a zombie (nobody reaped it yet) counts as ended."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def wait_gone(pid, poll_s=0.01):
-    """Waits until pid has ended (a zombie nobody reaped yet counts as ended)."""
-    while True:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return
-        except psutil.NoSuchProcess:
-            return
+    """Waits until pid has ended."""
+    while alive(pid):
         time.sleep(poll_s)
+
+
+def tree(pid):
+    """The processes of a tree now that are alive: (pid, command name) of each."""
+    found = []
+    for process in _members(psutil.Process(pid)) if alive(pid) else []:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                found.append((process.pid, process.name()))
+        except psutil.NoSuchProcess:
+            continue
+    return found
 
 
 def sigterm_as_ctrl_c():

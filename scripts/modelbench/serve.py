@@ -14,10 +14,11 @@ from modelbench import targets
 from modelbench.checkout import Checkout
 
 
-def commands(model, url, siegerc):
+def commands(kind, url, siegerc):
+    """The ab and siege lines for every endpoint the kind of server has."""
     siege = f"siege -R {shlex.quote(siegerc)}"
-    return f"""
-{model} server ready at {url}/  (Ctrl-C stops it). From another terminal:
+    text = f"""
+{kind.name} server ready at {url}/  (Ctrl-C stops it). From another terminal:
 
 # E1b /html: two queries, both tables rendered (31.8 KiB)
 ab -c 1 -n 500 {url}/html
@@ -40,14 +41,19 @@ ab -c 200 -n 100000 {url}/hello
 ab -n 1000 -c 5 {url}/factorial
 ab -l -n 1000 -c 5 {url}/factorial
 {siege} -c 5 -d 1 -t 30S {url}/factorial
-
+"""
+    if kind.tasks_demo:
+        text += f"""
 # E4 /tasks: the deferred task; watch this terminal for the task lines
 ab -c 10 -n 10 '{url}/tasks?delay_ms=2000'
 {siege} -c 10 -d 1 -t 20S '{url}/tasks?delay_ms=2000'
-
+"""
+    if kind.status:
+        text += f"""
 # counters
 curl -s {url}/status
 """
+    return text
 
 
 def main():
@@ -68,7 +74,8 @@ def main():
     except targets.TargetError as error:
         print(f"serve.sh: {error}", file=sys.stderr)
         return 1
-    print(commands(args.model, target.base_url, checkout.script("siegerc")), flush=True)
+    print(commands(targets.KINDS[args.model], target.base_url, checkout.script("siegerc")),
+          flush=True)
     return target.process.wait()
 
 

@@ -6,8 +6,10 @@ process and its children (processes.ProcessTree).
 
 What the harness can start is a Kind: a program that takes `--listen HOST:PORT`, prints
 `listening on http://HOST:PORT/` on stdout once it accepts connections (with port 0, the port it
-got), and stops on SIGTERM with exit status 0. The two C++ models are the kinds in KINDS; another
-server that keeps those three rules is one more entry there.
+got), and stops on SIGTERM with exit status 0. KINDS holds the two C++ models and the real peers
+(Apache+PHP and Node.js behind their launchers in servers/, whose workers are child processes of
+the launcher, so their CPU is the tree's); another server that keeps those three rules is one
+more entry there.
 """
 
 import json
@@ -40,12 +42,15 @@ def server_command(program, flags=(), listen="127.0.0.1:0"):
 
 @dataclass(frozen=True)
 class Kind:
-    """A kind of server: where its program is, and the flags that replicate it on every core
-    (empty when it has no such mode)."""
+    """A kind of server: where its program is, the flags that replicate it on every core (empty
+    when it has no such mode), and which of the C++ servers' extras it has: the /tasks demo, the
+    /status counters."""
 
     name: str
     program: Callable[[Checkout], str]
     cluster_flags: tuple = ()
+    tasks_demo: bool = True
+    status: bool = True
 
     def command(self, checkout, flags=(), listen="127.0.0.1:0"):
         return server_command(self.program(checkout), flags, listen)
@@ -62,6 +67,10 @@ def check_built(checkout, models):
 KINDS = {
     "blocking": Kind("blocking", lambda checkout: checkout.binary("blocking-server")),
     "async": Kind("async", lambda checkout: checkout.binary("async-server"), ("--workers", "0")),
+    "php": Kind("php", lambda checkout: checkout.peer("php", "apache-server"), tasks_demo=False,
+                status=False),
+    "node": Kind("node", lambda checkout: checkout.peer("node", "node-server"), ("--cluster",),
+                 status=False),
 }
 
 

@@ -12,6 +12,10 @@ void AsyncOptions::add_to(CommandLine& command_line) {
          "database connections in the pool, each opened on first use")
         ("db-queue-limit", bounded_flag("db-queue-limit", db_queue_limit, 0, 1000000),
          "requests that may wait for a pool connection; past it: 503 (0: no limit)")
+        ("db-queue-timeout", bounded_seconds_flag("db-queue-timeout", db_queue_timeout, 3600),
+         "seconds a request may wait for a pool connection; past it: 503")
+        ("max-pending-tasks", bounded_flag("max-pending-tasks", max_pending_tasks, 1, 1000000),
+         "/tasks' task twos waiting at most; past it: 503")
         ("workers", bounded_flag("workers", workers, 0, 256),
          "event-loop processes sharing the port (SO_REUSEPORT) under a supervisor; 0: one per "
          "core")

@@ -1,6 +1,6 @@
 #include "servers/async/cluster.hpp"
 
-#include "servers/async/log.hpp"
+#include "common/event_log.hpp"
 #include "servers/async/server.hpp"
 #include "servers/async/worker.hpp"
 

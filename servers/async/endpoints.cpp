@@ -7,10 +7,15 @@
 
 namespace mb::async {
 
-Endpoints::Endpoints(asio::any_io_executor executor, RequestHandler& handler, ConnectionPool& pool)
-    : executor_(std::move(executor)), handler_(handler), pool_(pool) {}
+Endpoints::Endpoints(asio::any_io_executor executor, RequestHandler& handler, ConnectionPool& pool,
+                     unsigned max_pending_tasks)
+    : executor_(std::move(executor)),
+      handler_(handler),
+      pool_(pool),
+      max_pending_tasks_(max_pending_tasks) {}
 
-awaitable<Response> Endpoints::respond(const Request& request, const ResponseShape& shape) {
+awaitable<Response> Endpoints::respond(const Request& request, const ResponseShape& shape,
+                                       const void* requester) {
     auto routed = handler_.route(request, shape);
     if (auto* ready = std::get_if<Response>(&routed)) {
         co_return std::move(*ready);
@@ -22,9 +27,9 @@ awaitable<Response> Endpoints::respond(const Request& request, const ResponseSha
     // Two statements, not a ?: of two awaitables: GCC 12 miscompiles that inside co_await (the
     // connection closed without a response).
     if (route.endpoint == Endpoint::html) {
-        co_return co_await from_database(shape, html(shape, route.delay_ms));
+        co_return co_await from_database(shape, html(shape, route.delay_ms, requester));
     }
-    co_return co_await from_database(shape, json(shape, route.delay_ms));
+    co_return co_await from_database(shape, json(shape, route.delay_ms, requester));
 }
 
 awaitable<Response> Endpoints::from_database(const ResponseShape& shape, awaitable<Response> work) {
@@ -33,23 +38,28 @@ awaitable<Response> Endpoints::from_database(const ResponseShape& shape, awaitab
         co_return co_await std::move(work);
     } catch (const DbError& e) {
         failure = handler_.database_error(shape, e);
-    } catch (const PoolQueueFull& e) {
+    } catch (const PoolUnavailable& e) {
         failure = handler_.error(shape, {http::status::service_unavailable, e.what()});
     }
     co_return std::move(*failure);
 }
 
-awaitable<Response> Endpoints::html(const ResponseShape& shape, unsigned delay_ms) {
-    const HtmlResults results = co_await fetch_html_results(pool_, delay_ms);
+awaitable<Response> Endpoints::html(const ResponseShape& shape, unsigned delay_ms,
+                                    const void* requester) {
+    const HtmlResults results = co_await fetch_html_results(pool_, delay_ms, requester);
     co_return handler_.html(shape, results);
 }
 
-awaitable<Response> Endpoints::json(const ResponseShape& shape, unsigned delay_ms) {
-    const MysqlResult orders = co_await fetch_orders(pool_, delay_ms);
+awaitable<Response> Endpoints::json(const ResponseShape& shape, unsigned delay_ms,
+                                    const void* requester) {
+    const MysqlResult orders = co_await fetch_orders(pool_, delay_ms, requester);
     co_return handler_.json(shape, orders.get());
 }
 
 Response Endpoints::tasks(const ResponseShape& shape, unsigned delay_ms) {
+    if (task_timers_.size() >= max_pending_tasks_) {
+        return handler_.error(shape, {http::status::service_unavailable, "too many pending tasks"});
+    }
     const auto demo = handler_.next_task_demo_id();
     RequestHandler::log_task(demo, "task one");
     auto timer =

@@ -1,5 +1,6 @@
 // async-server: the Node.js model. See README.md, "Async server".
 #include "common/config.hpp"
+#include "common/event_log.hpp"
 #include "common/mysql_connection.hpp"
 #include "servers/async/async_options.hpp"
 #include "servers/async/cluster.hpp"
@@ -51,6 +52,7 @@ int main(int argc, char* argv[]) {
     if (!command_line.parse_or_exit(argc, argv)) {
         return 2;
     }
+    mb::set_event_log_program(kProgram);
     // A client that disconnects must cost an error code, never the process.
     std::signal(SIGPIPE, SIG_IGN);
     // glibc's strftime() (the Date header) reads /etc/localtime on first use: a file read the

@@ -1,6 +1,6 @@
 #include "servers/async/server.hpp"
 
-#include "servers/async/log.hpp"
+#include "common/event_log.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>

@@ -1,11 +1,15 @@
 #include "servers/async/session.hpp"
 
-#include "servers/async/log.hpp"
+#include "common/event_log.hpp"
+#include "common/exchange.hpp"
 
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include <sys/socket.h>
+
 #include <array>
+#include <cerrno>
 #include <optional>
 
 namespace mb::async {
@@ -16,14 +20,16 @@ using tcp = asio::ip::tcp;
 // Read size while waiting for a request, and so what an idle connection keeps allocated; the
 // parser asks for more when a request is larger (ab's are about 100 bytes).
 constexpr std::size_t kFirstRead = 512;
-// How long a rejected client may keep sending before we close anyway (Apache's lingering close).
-constexpr auto kLingerTime = std::chrono::seconds(2);
 
 }  // namespace
 
 Session::Session(tcp::socket socket, RequestHandler& handler, Endpoints& endpoints,
                  const HttpConfig& http)
-    : stream_(std::move(socket)), handler_(handler), endpoints_(endpoints), http_(http) {
+    : stream_(std::move(socket)),
+      buffer_(kMaxReadBufferBytes),
+      handler_(handler),
+      endpoints_(endpoints),
+      http_(http) {
     error_code ec;
     if (handler_.logs_access()) {
         const auto remote = stream_.socket().remote_endpoint(ec);
@@ -34,25 +40,20 @@ Session::Session(tcp::socket socket, RequestHandler& handler, Endpoints& endpoin
 }
 
 awaitable<void> Session::run() {
+    // The first request, the wait for its first byte included, must arrive within --timeout of
+    // the accept; later ones may idle --keepalive-timeout, then have --timeout from their first
+    // byte on. Pipelined bytes already buffered need no wait.
+    stream_.expires_after(http_.io_timeout);
     for (bool first = true;; first = false) {
-        // The first request of a connection gets --timeout, later ones --keepalive-timeout;
-        // pipelined bytes already buffered need no wait.
-        if (buffer_.size() == 0 &&
-            !co_await wait_for_request(first ? http_.io_timeout : http_.keepalive_timeout)) {
+        if (buffer_.size() == 0 && !co_await wait_for_request(first)) {
             break;
+        }
+        if (!first) {
+            stream_.expires_after(http_.io_timeout);
         }
         RequestParser parser;
         apply_request_limits(parser);
-        error_code ec;
-        stream_.expires_after(http_.io_timeout);
-        co_await http::async_read(stream_, buffer_, parser, into(ec));
-        if (ec) {
-            if (is_request_error(ec)) {
-                co_await reject(ec, parser);
-            }
-            break;
-        }
-        if (!co_await answer(parser.get())) {
+        if (!co_await read_request(parser) || !co_await answer(parser.get())) {
             break;
         }
     }
@@ -73,7 +74,7 @@ void Session::abort() {
     stream_.close();
 }
 
-awaitable<bool> Session::wait_for_request(std::chrono::milliseconds timeout) {
+awaitable<bool> Session::wait_for_request(bool first) {
     if (stopping_) {
         co_return false;
     }
@@ -81,7 +82,9 @@ awaitable<bool> Session::wait_for_request(std::chrono::milliseconds timeout) {
         buffer_.shrink_to_fit();  // empty here: a large request's buffer is not kept while idle
     }
     idle_ = true;
-    stream_.expires_after(timeout);
+    if (!first) {
+        stream_.expires_after(http_.keepalive_timeout);
+    }
     error_code ec;
     const std::size_t received =
         co_await stream_.async_read_some(buffer_.prepare(kFirstRead), into(ec));
@@ -90,12 +93,41 @@ awaitable<bool> Session::wait_for_request(std::chrono::milliseconds timeout) {
     co_return !ec;
 }
 
+awaitable<bool> Session::read_request(RequestParser& parser) {
+    error_code ec;
+    co_await http::async_read_header(stream_, buffer_, parser, into(ec));
+    if (!ec) {
+        if (auto refused = check_request_header(parser)) {
+            co_await reject(*refused, parser);
+            co_return false;
+        }
+        if (expects_continue(parser)) {
+            co_await asio::async_write(stream_, asio::buffer(kContinue), into(ec));
+        }
+    }
+    if (!ec && !parser.is_done()) {
+        co_await http::async_read(stream_, buffer_, parser, into(ec));
+    }
+    if (ec) {
+        if (is_request_error(ec)) {
+            co_await reject(error_for_read_failure(ec, parser, unread()), parser);
+        }
+        co_return false;
+    }
+    co_return true;
+}
+
 awaitable<bool> Session::answer(const Request& request) {
     handler_.request_started();
     const ResponseShape shape = shape_of(request, handler_.keepalive_enabled());
     std::optional<Response> response;
     try {
-        response = co_await endpoints_.respond(request, shape);
+        const DepartureWatch watch(*this);
+        response = co_await endpoints_.respond(request, shape, this);
+    } catch (const ClientGone&) {
+        // Its client left while the request waited for the database: nobody to answer.
+        handler_.request_finished(peer_, request, 499, 0);
+        co_return false;
     } catch (const std::exception& e) {
         log_event(std::string("internal error answering ") + request_line(request) + ": " +
                   e.what());
@@ -106,20 +138,26 @@ awaitable<bool> Session::answer(const Request& request) {
     }
     const error_code ec = co_await send(*response);
     handler_.request_finished(peer_, request, response->status_code(), response->body().size());
-    co_return !ec && response->keep_alive();
+    if (ec) {
+        co_return false;
+    }
+    if (!response->keep_alive()) {
+        co_await lingering_close();
+        co_return false;
+    }
+    co_return true;
 }
 
-awaitable<void> Session::reject(const error_code& ec, const RequestParser& parser) {
-    const std::string_view received(static_cast<const char*>(buffer_.data().data()),
-                                    buffer_.size());
-    // Past the header (a body over the limit) the buffer holds body bytes, not the request line.
-    const std::string line =
-        parser.is_header_done() ? request_line(parser.get()) : unparsed_request_line(received);
+std::string_view Session::unread() const {
+    return {static_cast<const char*>(buffer_.data().data()), buffer_.size()};
+}
+
+awaitable<void> Session::reject(const HttpError& error, const RequestParser& parser) {
     handler_.request_started();
-    Response response = handler_.error(ResponseShape{11, false, false},
-                                       error_for_read_failure(ec, parser, received));
+    const Response response = handler_.rejection(parser, error);
     const error_code write_ec = co_await send(response);
-    handler_.request_finished(peer_, line, response.status_code(), response.body().size());
+    handler_.request_finished(peer_, rejected_request_line(parser, unread()),
+                              response.status_code(), response.body().size());
     if (!write_ec) {
         co_await lingering_close();
     }
@@ -140,6 +178,31 @@ awaitable<void> Session::lingering_close() {
     while (!ec) {
         co_await stream_.async_read_some(asio::buffer(discard), into(ec));
     }
+}
+
+// While a request is served nothing reads its connection; a wait for readability tells when the
+// client closes or resets it. Readable with data is a pipelined request: the client is still
+// there, and the watch ends.
+Session::DepartureWatch::DepartureWatch(Session& session)
+    : session_(session), watching_(std::make_shared<bool>(true)) {
+    session_.stream_.socket().async_wait(
+        tcp::socket::wait_read, [&session = session_, watching = watching_](const error_code& ec) {
+            if (ec || !*watching) {
+                return;
+            }
+            char byte;
+            const ssize_t n =
+                ::recv(session.stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                session.endpoints_.client_gone(&session);
+            }
+        });
+}
+
+Session::DepartureWatch::~DepartureWatch() {
+    *watching_ = false;
+    error_code ignored;
+    session_.stream_.socket().cancel(ignored);
 }
 
 }  // namespace mb::async

@@ -15,7 +15,9 @@
 #include <boost/beast/core/tcp_stream.hpp>
 
 #include <chrono>
+#include <memory>
 #include <string>
+#include <string_view>
 
 namespace mb::async {
 
@@ -36,17 +38,35 @@ class Session {
     bool idle() const { return idle_; }
 
   private:
-    // True when request bytes are buffered; false when the client left, stayed silent past
-    // timeout, or stop() came first.
-    awaitable<bool> wait_for_request(std::chrono::milliseconds timeout);
+    // Tells the endpoints when the client leaves while its request is being served.
+    class DepartureWatch {
+      public:
+        explicit DepartureWatch(Session& session);
+        ~DepartureWatch();
+        DepartureWatch(const DepartureWatch&) = delete;
+        DepartureWatch& operator=(const DepartureWatch&) = delete;
+
+      private:
+        Session& session_;
+        std::shared_ptr<bool> watching_;  // shared with the pending wait's handler
+    };
+
+    // True when request bytes are buffered; false when the client left, stayed silent past the
+    // deadline (the first request's, else --keepalive-timeout), or stop() came first.
+    awaitable<bool> wait_for_request(bool first);
+    // Reads the header, checks it, sends 100 Continue when asked, reads the body. False when the
+    // connection ends here: closed, timed out, or refused with an error response.
+    awaitable<bool> read_request(RequestParser& parser);
     // Answers one request; true when the connection stays open for the next.
     awaitable<bool> answer(const Request& request);
-    // Answers a request the parser rejected (400/413/414/431) and closes.
-    awaitable<void> reject(const error_code& ec, const RequestParser& parser);
+    // A request refused (400/413/414/431): answer it, then close.
+    awaitable<void> reject(const HttpError& error, const RequestParser& parser);
+    // What was received and not parsed yet.
+    std::string_view unread() const;
     // Head and body in one gather write, within --timeout.
     awaitable<error_code> send(const Response& response);
-    // Half-closes, then discards what the client still sends for a moment, so that it reads
-    // our error response instead of a reset.
+    // Half-closes, then discards what the client still sends for at most kLingerTime, so that
+    // the close sends no reset that would destroy responses the client has not read yet.
     awaitable<void> lingering_close();
 
     boost::beast::tcp_stream stream_;

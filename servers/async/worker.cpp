@@ -1,6 +1,6 @@
 #include "servers/async/worker.hpp"
 
-#include "servers/async/log.hpp"
+#include "common/event_log.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -28,8 +28,8 @@ Worker::Worker(const CommandLine& command_line, const AsyncOptions& options,
       plan_(plan),
       handler_(async_identity(), command_line.http, [this] { return status(); }),
       pool_(io_.get_executor(), command_line.db, options.db_pool, options.db_queue_limit,
-            handler_.counters()),
-      endpoints_(io_.get_executor(), handler_, pool_),
+            options.db_queue_timeout, handler_.counters()),
+      endpoints_(io_.get_executor(), handler_, pool_, options.max_pending_tasks),
       server_(io_, endpoint, plan.workers > 1, command_line.http, handler_, endpoints_),
       signals_(io_, SIGINT, SIGTERM),
       grace_(io_) {}

@@ -15,35 +15,56 @@ Connection::Connection(int fd, std::string peer, const ConnectionSettings& setti
       settings_(settings),
       handler_(settings.handler),
       database_(settings.db, settings.db_connection, settings.handler.counters(),
-                settings.db_cache) {}
+                settings.db_cache),
+      buffer_(kMaxReadBufferBytes) {}
 
 void Connection::run() {
+    // The first request, the wait for its first byte included, must arrive within --timeout of
+    // the accept; later ones may idle --keepalive-timeout, then have --timeout from their first
+    // byte on. One deadline for wait and read: a client that sends its first byte late cannot
+    // stretch the worker's hold to twice --timeout. Shutdown ends either wait at once.
+    stream_.expires_after(settings_.http.io_timeout);
     for (bool first = true;; first = false) {
-        // Between requests wait at most the keep-alive timeout, as Apache does; the first request
-        // of a connection gets the full I/O timeout. Shutdown ends either wait at once.
         if (buffer_.size() == 0) {
-            const auto idle = first ? settings_.http.io_timeout : settings_.http.keepalive_timeout;
-            if (stream_.wait_readable(idle, settings_.stop) != SocketStream::Wait::ready) {
+            const auto idle_until =
+                first ? stream_.deadline() : Clock::now() + settings_.http.keepalive_timeout;
+            if (stream_.wait_readable(idle_until, settings_.stop) != SocketStream::Wait::ready) {
                 return;
             }
         }
+        if (!first) {
+            stream_.expires_after(settings_.http.io_timeout);
+        }
         RequestParser parser;
         apply_request_limits(parser);
-        boost::beast::error_code ec;
-        // --timeout bounds the whole request from its first byte, as Apache's RequestReadTimeout
-        // and Node's headersTimeout do: a client that trickles bytes cannot keep this worker.
-        stream_.expires_after(settings_.http.io_timeout);
-        http::read(stream_, buffer_, parser, ec);
-        if (ec) {
-            if (is_request_error(ec)) {
-                reject(ec, parser);
-            }
-            return;
-        }
-        if (!answer(parser.get())) {
+        if (!read_request(parser) || !answer(parser.get())) {
             return;
         }
     }
+}
+
+bool Connection::read_request(RequestParser& parser) {
+    boost::beast::error_code ec;
+    http::read_header(stream_, buffer_, parser, ec);
+    if (!ec) {
+        if (auto refused = check_request_header(parser)) {
+            reject(*refused, parser);
+            return false;
+        }
+        if (expects_continue(parser)) {
+            boost::asio::write(stream_, boost::asio::buffer(kContinue), ec);
+        }
+    }
+    if (!ec && !parser.is_done()) {
+        http::read(stream_, buffer_, parser, ec);
+    }
+    if (ec) {
+        if (is_request_error(ec)) {
+            reject(error_for_read_failure(ec, parser, unread()), parser);
+        }
+        return false;
+    }
+    return true;
 }
 
 bool Connection::answer(const Request& request) {
@@ -59,7 +80,15 @@ bool Connection::answer(const Request& request) {
     }
     const boost::beast::error_code ec = send(response);
     handler_.request_finished(peer_, request, response.status_code(), response.body().size());
-    return !ec && response.keep_alive();
+    if (ec) {
+        return false;
+    }
+    if (!response.keep_alive()) {
+        // The client may have sent more (pipelined requests): see lingering_close().
+        stream_.lingering_close();
+        return false;
+    }
+    return true;
 }
 
 boost::beast::error_code Connection::send(const Response& response) {
@@ -99,17 +128,16 @@ Response Connection::run_tasks(const ResponseShape& shape, unsigned delay_ms) {
     return handler_.tasks(shape, true, delay_ms);
 }
 
-void Connection::reject(const boost::beast::error_code& ec, const RequestParser& parser) {
-    const std::string_view received(static_cast<const char*>(buffer_.data().data()),
-                                    buffer_.size());
-    // Past the header (a body over the limit) the buffer holds body bytes, not the request line.
-    const std::string line =
-        parser.is_header_done() ? request_line(parser.get()) : unparsed_request_line(received);
+std::string_view Connection::unread() const {
+    return {static_cast<const char*>(buffer_.data().data()), buffer_.size()};
+}
+
+void Connection::reject(const HttpError& error, const RequestParser& parser) {
     handler_.request_started();
-    const Response response = handler_.error(ResponseShape{11, false, false},
-                                             error_for_read_failure(ec, parser, received));
+    const Response response = handler_.rejection(parser, error);
     const boost::beast::error_code write_ec = send(response);
-    handler_.request_finished(peer_, line, response.status_code(), response.body().size());
+    handler_.request_finished(peer_, rejected_request_line(parser, unread()),
+                              response.status_code(), response.body().size());
     if (!write_ec) {
         stream_.lingering_close();
     }

@@ -12,8 +12,10 @@
 
 #include <boost/beast/core/flat_buffer.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace mb::blocking {
 
@@ -41,12 +43,19 @@ class Connection {
     void run();
 
   private:
+    using Clock = std::chrono::steady_clock;
+
+    // Reads the header, checks it, sends 100 Continue when asked, reads the body. False when the
+    // connection ends here: closed, timed out, or refused with an error response.
+    bool read_request(RequestParser& parser);
     // Sends the response; false when the connection must close afterwards.
     bool answer(const Request& request);
     Response respond(const Request& request, const ResponseShape& shape);
     Response run_tasks(const ResponseShape& shape, unsigned delay_ms);
-    // The parser rejected the request: answer 400/413/414/431, then close.
-    void reject(const boost::beast::error_code& ec, const RequestParser& parser);
+    // A request refused (400/413/414/431): answer it, then close.
+    void reject(const HttpError& error, const RequestParser& parser);
+    // What was received and not parsed yet.
+    std::string_view unread() const;
     // Head and body in one gather write (more only while the socket buffer is full).
     boost::beast::error_code send(const Response& response);
 

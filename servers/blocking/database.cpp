@@ -65,8 +65,8 @@ auto Database::run(MysqlConnection& connection, unsigned delay_ms, Work& work) {
     } catch (const DbError&) {
         throw;
     } catch (const std::runtime_error& e) {
-        // check_workload_result(): a result of an unexpected shape.
-        throw DbError(DbError::Kind::failed, e.what());
+        // check_workload_result(): a result of an unexpected shape, from a working connection.
+        throw DbError(DbError::Kind::failed, e.what(), false);
     }
 }
 
@@ -87,10 +87,9 @@ auto Database::with_connection(unsigned delay_ms, Work&& work) {
     try {
         return run(*persistent_, delay_ms, work);
     } catch (const DbError& e) {
-        if (e.kind == DbError::Kind::failed) {
+        if (!e.connection_broken) {
             throw;
         }
-        // After a timeout or a lost link the connection is unusable.
         persistent_.reset();
         if (!may_be_stale || e.kind != DbError::Kind::unavailable) {
             throw;

@@ -1,5 +1,7 @@
 #include "servers/blocking/listener.hpp"
 
+#include "common/event_log.hpp"
+
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -10,7 +12,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iostream>
 #include <stdexcept>
 
 namespace mb::blocking {
@@ -36,7 +37,8 @@ bool is_transient(int error) {
 
 }  // namespace
 
-Listener::Listener(const ListenAddress& address, int backlog) : bound_(address) {
+Listener::Listener(const ListenAddress& address, int backlog, std::chrono::seconds accept_delay)
+    : bound_(address) {
     const std::string where = address.host + ":" + std::to_string(address.port);
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -60,6 +62,12 @@ Listener::Listener(const ListenAddress& address, int backlog) : bound_(address) 
         const std::string reason = std::strerror(errno);
         close();
         throw std::runtime_error("cannot listen on " + where + ": " + reason);
+    }
+    const int delay_s = static_cast<int>(accept_delay.count());
+    if (::setsockopt(fd_, IPPROTO_TCP, TCP_DEFER_ACCEPT, &delay_s, sizeof delay_s) != 0) {
+        const std::string reason = std::strerror(errno);
+        close();
+        throw std::runtime_error("cannot listen on " + where + ": TCP_DEFER_ACCEPT: " + reason);
     }
     sockaddr_storage bound{};
     socklen_t length = sizeof bound;
@@ -112,7 +120,7 @@ std::optional<AcceptedConnection> Listener::accept(const StopSignal& stop, bool 
         }
         if (!is_transient(errno)) {
             // EMFILE, ENFILE, ENOBUFS, ENOMEM: the client stays in the backlog until we recover.
-            std::cerr << "blocking-server: accept: " << std::strerror(errno) << "; retrying\n";
+            log_event(std::string("accept: ") + std::strerror(errno) + "; retrying");
             pause_ms = 100;
         }
     }

@@ -5,6 +5,7 @@
 #include "common/config.hpp"
 #include "servers/blocking/stop_signal.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -18,7 +19,10 @@ struct AcceptedConnection {
 class Listener {
   public:
     // Throws std::runtime_error naming the address and the reason (e.g. address in use).
-    Listener(const ListenAddress& address, int backlog);
+    // accept_delay: how long the kernel holds back a connection that has sent nothing yet
+    // (TCP_DEFER_ACCEPT, as Apache's AcceptFilter sets it), so that a silent client takes no
+    // worker; past it the connection is accepted all the same.
+    Listener(const ListenAddress& address, int backlog, std::chrono::seconds accept_delay);
     ~Listener();
     Listener(const Listener&) = delete;
     Listener& operator=(const Listener&) = delete;

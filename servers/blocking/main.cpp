@@ -1,5 +1,6 @@
 // blocking-server: the Apache+PHP model. See README.md, "Blocking server".
 #include "common/config.hpp"
+#include "common/event_log.hpp"
 #include "common/mysql_connection.hpp"
 #include "servers/blocking/blocking_options.hpp"
 #include "servers/blocking/server.hpp"
@@ -11,10 +12,19 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <string_view>
 
 namespace {
 
 constexpr const char* kProgram = "blocking-server";
+
+// Worker threads still use the server: leave without running destructors.
+[[noreturn]] void leave_now(std::string_view why) {
+    mb::log_event(why);
+    std::fflush(nullptr);
+    std::_Exit(0);
+}
 
 int serve(const mb::CommandLine& command_line, const mb::blocking::BlockingOptions& options) {
     // SIGINT/SIGTERM are taken with sigwait() on this thread alone: blocked before any other
@@ -37,16 +47,21 @@ int serve(const mb::CommandLine& command_line, const mb::blocking::BlockingOptio
 
         int received = 0;
         sigwait(&stop_signals, &received);
-        std::cerr << kProgram << ": " << (received == SIGINT ? "SIGINT" : "SIGTERM")
-                  << ": stopping; requests in flight may finish\n";
+        mb::log_event(std::string(received == SIGINT ? "SIGINT" : "SIGTERM") +
+                      ": stopping; requests in flight may finish");
         server.stop();
-        if (!server.wait(std::chrono::steady_clock::now() + command_line.http.io_timeout)) {
-            std::cerr << kProgram << ": connections still busy after --timeout; exiting\n";
-            // Their threads still use the server: leave without running destructors.
-            std::fflush(nullptr);
-            std::_Exit(0);
+        // Requests in flight get --timeout to finish; a second signal ends the wait at once.
+        const auto deadline = std::chrono::steady_clock::now() + command_line.http.io_timeout;
+        while (!server.wait(std::chrono::steady_clock::now())) {
+            const timespec pace{0, 50'000'000};
+            if (sigtimedwait(&stop_signals, nullptr, &pace) > 0) {
+                leave_now("second signal: exiting now, cutting the connections still busy");
+            }
+            if (std::chrono::steady_clock::now() >= deadline) {
+                leave_now("connections still busy after --timeout; exiting");
+            }
         }
-        std::cerr << kProgram << ": stopped\n";
+        mb::log_event("stopped");
         return 0;
     } catch (const std::exception& e) {
         std::cerr << kProgram << ": " << e.what() << "\n";
@@ -65,6 +80,7 @@ int main(int argc, char* argv[]) {
     if (!command_line.parse_or_exit(argc, argv)) {
         return 2;
     }
+    mb::set_event_log_program(kProgram);
     mb::init_mysql_library();
     if (command_line.standalone) {
         return mb::blocking::run_standalone(command_line.db, options.db_connection,

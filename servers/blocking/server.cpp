@@ -1,5 +1,7 @@
 #include "servers/blocking/server.hpp"
 
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace mb::blocking {
@@ -17,7 +19,8 @@ Server::Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions
       db_(db),
       options_(options),
       handler_(identity(), http_, [this] { return model_status(); }),
-      listener_(http_.listen, http_.backlog),
+      listener_(http_.listen, http_.backlog,
+                std::chrono::ceil<std::chrono::seconds>(http_.io_timeout)),
       workers_(options_.max_workers, options_.worker_stack_bytes()),
       settings_{.handler = handler_,
                 .http = http_,
@@ -60,10 +63,11 @@ void Server::accept_loop() {
         }
         handler_.counters().connections_accepted.fetch_add(1, std::memory_order_relaxed);
         const int fd = accepted->fd;
+        std::string peer = accepted->peer;
         const bool started = workers_.start(
             [this, fd, peer = std::move(accepted->peer)]() mutable { serve(fd, std::move(peer)); });
         if (!started) {
-            ::close(fd);
+            refuse(fd, peer);
         }
     }
 }
@@ -73,6 +77,30 @@ void Server::serve(int fd, std::string peer) {
     open.fetch_add(1, std::memory_order_relaxed);
     Connection(fd, std::move(peer), settings_).run();
     open.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Server::refuse(int fd, std::string_view peer) {
+    // The acceptor must not wait on a client: one send that a fresh socket's empty buffer takes
+    // whole, the request read as far as it arrived (closing with unread input sends a reset that
+    // could destroy the answer), then close.
+    handler_.request_started();
+    std::string head;
+    const Response response =
+        handler_.error(ResponseShape{11, false, false},
+                       {http::status::service_unavailable, "no worker thread available"});
+    const auto buffers = response.buffers(head);
+    iovec parts[2] = {{const_cast<void*>(buffers[0].data()), buffers[0].size()},
+                      {const_cast<void*>(buffers[1].data()), buffers[1].size()}};
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = 2;
+    ::sendmsg(fd, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ::shutdown(fd, SHUT_WR);
+    char discard[4096];
+    while (::recv(fd, discard, sizeof discard, MSG_DONTWAIT) > 0) {
+    }
+    ::close(fd);
+    handler_.request_finished(peer, "-", response.status_code(), response.body().size());
 }
 
 bool Server::hand_over_worker() {

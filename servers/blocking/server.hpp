@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace mb::blocking {
@@ -38,6 +39,8 @@ class Server {
   private:
     void accept_loop();
     void serve(int fd, std::string peer);
+    // No thread could be started for the connection: 503 with Retry-After, then close.
+    void refuse(int fd, std::string_view peer);
     nlohmann::json model_status() const;
     bool hand_over_worker();
 

@@ -1,5 +1,7 @@
 #include "servers/blocking/socket_stream.hpp"
 
+#include "common/exchange.hpp"
+
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 
@@ -13,8 +15,6 @@ namespace mb::blocking {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr std::chrono::seconds kLingerTime{2};
 
 boost::beast::error_code last_error() { return {errno, boost::system::system_category()}; }
 
@@ -86,9 +86,7 @@ std::size_t SocketStream::send(const iovec* iov, std::size_t count, boost::beast
     return n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
-SocketStream::Wait SocketStream::wait_readable(std::chrono::milliseconds timeout,
-                                               const StopSignal& stop) {
-    const auto deadline = Clock::now() + timeout;
+SocketStream::Wait SocketStream::wait_readable(Clock::time_point deadline, const StopSignal& stop) {
     for (;;) {
         pollfd entries[2] = {{fd_, POLLIN, 0}, {stop.fd(), POLLIN, 0}};
         const int ready = ::poll(entries, 2, milliseconds_left(deadline));

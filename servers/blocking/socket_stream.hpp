@@ -29,8 +29,11 @@ class SocketStream {
     SocketStream(const SocketStream&) = delete;
     SocketStream& operator=(const SocketStream&) = delete;
 
+    using Clock = std::chrono::steady_clock;
+
     // Reads and writes from now on fail with net::error::timed_out once timeout has passed.
     void expires_after(std::chrono::milliseconds timeout);
+    Clock::time_point deadline() const { return deadline_; }
 
     // SyncReadStream: reads into the first non-empty buffer. EOF is net::error::eof (Beast turns
     // it into end_of_stream), waiting past the deadline is net::error::timed_out.
@@ -75,13 +78,12 @@ class SocketStream {
     }
 
     enum class Wait { ready, timed_out, stopped };
-    // Waits until the peer sends something (or closes) for at most timeout; returns stopped at once
-    // when stop is raised, so idle connections close promptly on shutdown.
-    Wait wait_readable(std::chrono::milliseconds timeout, const StopSignal& stop);
+    // Waits until the peer sends something (or closes), until deadline at most; returns stopped at
+    // once when stop is raised, so idle connections close promptly on shutdown.
+    Wait wait_readable(Clock::time_point deadline, const StopSignal& stop);
 
-    // Half-closes and discards what the peer still sends, for at most 2 s (Apache's lingering
-    // close): closing with unread input makes the kernel send a reset, which can destroy the
-    // response we just sent, e.g. a 413 while the client is still sending the refused body.
+    // Half-closes and discards what the peer still sends, for at most kLingerTime, so that the
+    // close that follows sends no reset (common/exchange.hpp).
     void lingering_close();
 
   private:
@@ -96,7 +98,7 @@ class SocketStream {
     static std::size_t value_or_throw(std::size_t n, const boost::beast::error_code& ec);
 
     int fd_;
-    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+    Clock::time_point deadline_ = Clock::time_point::max();
 };
 
 }  // namespace mb::blocking

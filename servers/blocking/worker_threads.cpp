@@ -1,5 +1,7 @@
 #include "servers/blocking/worker_threads.hpp"
 
+#include "common/event_log.hpp"
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -7,7 +9,6 @@
 #include <charconv>
 #include <cstring>
 #include <exception>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -78,8 +79,8 @@ bool WorkerThreads::start(std::function<void()> work) {
     }
     pthread_t thread;
     if (const int rc = pthread_create(&thread, &attributes_, &thread_main, job.get()); rc != 0) {
-        std::cerr << "blocking-server: cannot start a worker thread: " << std::strerror(rc)
-                  << "; closing the connection\n";
+        log_event(std::string("cannot start a worker thread: ") + std::strerror(rc) +
+                  "; answering 503");
         std::lock_guard lock(mutex_);
         --live_;
         --serving_;
@@ -94,7 +95,7 @@ void* WorkerThreads::thread_main(void* raw_job) {
     try {
         job->work();
     } catch (const std::exception& e) {
-        std::cerr << "blocking-server: worker failed: " << e.what() << "\n";
+        log_event(std::string("worker failed: ") + e.what());
     }
     job->owner->finished(Ended{pthread_self(), ::gettid()});
     return nullptr;

@@ -36,7 +36,7 @@ class WorkerThreads {
     // True when max_workers threads hold a slot: a new client would wait in the listen queue.
     bool at_cap() const;
 
-    // Runs work on a new thread. False (with the reason on stderr) when the system refuses one.
+    // Runs work on a new thread. False (with the reason logged) when the system refuses one.
     bool start(std::function<void()> work);
 
     // Joins workers as they end, until none is left or deadline passes; returns how many remain.

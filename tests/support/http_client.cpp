@@ -118,6 +118,12 @@ void HttpConnection::send_best_effort(std::string_view raw) {
     boost::asio::write(socket_, boost::asio::buffer(raw.data(), raw.size()), ec);
 }
 
+bool HttpConnection::try_send(std::string_view raw) {
+    boost::system::error_code ec;
+    boost::asio::write(socket_, boost::asio::buffer(raw.data(), raw.size()), ec);
+    return !ec;
+}
+
 void HttpConnection::finish_sending() {
     boost::system::error_code ec;
     socket_.shutdown(tcp::socket::shutdown_send, ec);

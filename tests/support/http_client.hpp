@@ -47,6 +47,8 @@ class HttpConnection {
     // For hostile input: sends what the server accepts and ignores a write that fails because the
     // server already answered and closed; finish_sending() half-closes our side.
     void send_best_effort(std::string_view raw);
+    // send() that reports a failed write (the server closed or reset) instead of throwing.
+    bool try_send(std::string_view raw);
     void finish_sending();
     // Reads one response, or nullopt when the server closed (or reset) without one.
     std::optional<HttpReply> try_read_reply(bool head = false);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,13 +52,20 @@ std::string binary_path(const std::string& name) {
     return std::string(MODELBENCH_BINARY_DIR) + "/" + name;
 }
 
-int thread_count(pid_t pid) {
-    return count_entries("/proc/" + std::to_string(pid) + "/task");
+long status_kib(pid_t pid, const std::string& field) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind(field + ":", 0) == 0) {
+            return std::stol(line.substr(field.size() + 1));
+        }
+    }
+    return -1;
 }
 
-int fd_count(pid_t pid) {
-    return count_entries("/proc/" + std::to_string(pid) + "/fd");
-}
+int thread_count(pid_t pid) { return count_entries("/proc/" + std::to_string(pid) + "/task"); }
+
+int fd_count(pid_t pid) { return count_entries("/proc/" + std::to_string(pid) + "/fd"); }
 
 int run_command(const std::string& command, std::string& output) {
     FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
@@ -73,7 +81,8 @@ int run_command(const std::string& command, std::string& output) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-ServerProcess::ServerProcess(const std::string& binary, std::vector<std::string> args) {
+ServerProcess::ServerProcess(const std::string& binary, std::vector<std::string> args,
+                             const ProcessSetup& setup) {
     bool has_listen = false;
     for (const auto& a : args) {
         has_listen = has_listen || a.rfind("--listen", 0) == 0;
@@ -84,12 +93,21 @@ ServerProcess::ServerProcess(const std::string& binary, std::vector<std::string>
     }
     stdout_path_ = make_temp_file("stdout");
     stderr_path_ = make_temp_file("stderr");
+    int stderr_pipe[2] = {-1, -1};
+    if (setup.stderr_unread_pipe && ::pipe2(stderr_pipe, O_CLOEXEC) != 0) {
+        throw std::runtime_error("pipe2 failed");
+    }
     pid_ = fork();
     if (pid_ == 0) {
         const int out = open(stdout_path_.c_str(), O_WRONLY | O_APPEND);
-        const int err = open(stderr_path_.c_str(), O_WRONLY | O_APPEND);
+        const int err = setup.stderr_unread_pipe ? stderr_pipe[1]
+                                                 : open(stderr_path_.c_str(), O_WRONLY | O_APPEND);
         dup2(out, STDOUT_FILENO);
         dup2(err, STDERR_FILENO);
+        if (setup.address_space_limit != 0) {
+            const rlimit limit{setup.address_space_limit, setup.address_space_limit};
+            setrlimit(RLIMIT_AS, &limit);
+        }
         std::vector<char*> argv;
         argv.push_back(const_cast<char*>(binary.c_str()));
         for (auto& a : args) {
@@ -98,6 +116,10 @@ ServerProcess::ServerProcess(const std::string& binary, std::vector<std::string>
         argv.push_back(nullptr);
         execv(binary.c_str(), argv.data());
         _exit(127);
+    }
+    if (setup.stderr_unread_pipe) {
+        ::close(stderr_pipe[1]);
+        unread_stderr_ = stderr_pipe[0];
     }
 
     const std::regex ready(R"(listening on http://[^/]+:(\d+)/)");
@@ -124,6 +146,9 @@ ServerProcess::~ServerProcess() {
     }
     std::filesystem::remove(stdout_path_);
     std::filesystem::remove(stderr_path_);
+    if (unread_stderr_ >= 0) {
+        ::close(unread_stderr_);
+    }
 }
 
 bool ServerProcess::running() {
@@ -160,12 +185,8 @@ int ServerProcess::stop(int sig, std::chrono::milliseconds timeout) {
     return -1;
 }
 
-std::string ServerProcess::stdout_text() const {
-    return read_file(stdout_path_);
-}
+std::string ServerProcess::stdout_text() const { return read_file(stdout_path_); }
 
-std::string ServerProcess::stderr_text() const {
-    return read_file(stderr_path_);
-}
+std::string ServerProcess::stderr_text() const { return read_file(stderr_path_); }
 
 }  // namespace mb::test

@@ -5,17 +5,28 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mb::test {
 
+// How the server process is set up beyond its arguments.
+struct ProcessSetup {
+    // stderr is a pipe that nobody reads (stderr_text() is then empty), as when a supervisor
+    // stopped reading: it fills after 64 KiB.
+    bool stderr_unread_pipe = false;
+    // RLIMIT_AS of the server in bytes, 0: unchanged.
+    std::size_t address_space_limit = 0;
+};
+
 class ServerProcess {
-public:
+  public:
     // Adds --listen 127.0.0.1:0 unless args has --listen; waits up to 15 s for readiness and
     // throws std::runtime_error (with the server's stderr) when the server does not get there.
-    ServerProcess(const std::string& binary, std::vector<std::string> args);
+    ServerProcess(const std::string& binary, std::vector<std::string> args,
+                  const ProcessSetup& setup = {});
     ~ServerProcess();
     ServerProcess(const ServerProcess&) = delete;
     ServerProcess& operator=(const ServerProcess&) = delete;
@@ -32,16 +43,20 @@ public:
     std::string stdout_text() const;
     std::string stderr_text() const;
 
-private:
+  private:
     pid_t pid_ = -1;
     std::uint16_t port_ = 0;
     int exit_code_ = -1;
     std::string stdout_path_;
     std::string stderr_path_;
+    int unread_stderr_ = -1;  // the read end of stderr_unread_pipe, held open, never read
 };
 
 // Absolute path of a built binary, from the BINARY_DIR compile definition of the tests.
 std::string binary_path(const std::string& name);
+
+// A figure in kB from /proc/PID/status: "VmRSS" (resident now), "VmHWM" (peak resident).
+long status_kib(pid_t pid, const std::string& field);
 
 // Count of entries in /proc/PID/task (threads) and /proc/PID/fd (open descriptors).
 int thread_count(pid_t pid);

@@ -339,7 +339,8 @@ def main():
         if not enough:
             raise BenchError(f"open files: soft limit {soft} (hard {hard}) is below the "
                              f"{NEEDED_OPEN_FILES} these runs need")
-        targets.check_built(Checkout(options.build_dir), targets.KINDS)
+        targets.check_built(Checkout(options.build_dir),
+                            {model for model, _ in [*SERVERS.values(), *CEILINGS.values()]})
         load_before, waited = machine.QuietGate(log).wait_for_load(options.max_load,
                                                                    options.max_wait)
         log(f"== measuring: load average {load_before:.2f} on {CORES} cores "

@@ -29,9 +29,6 @@ const DbError kQueryTimedOut(DbError::Kind::timeout,
                              "query exceeded --db-timeout; connection closed");
 const DbError kCancelled(DbError::Kind::unavailable, "database work cancelled: server stopping");
 
-// Client-side errors (CR_*, 2000..2999) leave the handle in an unknown protocol state.
-constexpr unsigned kFirstClientError = 2000;
-
 }  // namespace
 
 DbConnection::DbConnection(asio::any_io_executor executor, const DbConfig& config)
@@ -207,16 +204,11 @@ void DbConnection::follow_library_socket() {
 }
 
 void DbConnection::throw_query_error() {
-    const unsigned code = mysql_errno(mysql_);
-    const std::string message = mysql_error(mysql_);
-    if (is_connection_error(code)) {
-        abandon();
-        throw DbError(DbError::Kind::unavailable, "database connection lost: " + message);
-    }
-    if (code >= kFirstClientError) {
+    const DbError error = statement_error(mysql_errno(mysql_), mysql_error(mysql_));
+    if (error.connection_broken) {
         abandon();
     }
-    throw DbError(DbError::Kind::failed, "query failed: " + message);
+    throw error;
 }
 
 void DbConnection::abandon() {

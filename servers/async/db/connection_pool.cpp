@@ -1,6 +1,6 @@
 #include "servers/async/db/connection_pool.hpp"
 
-#include "servers/async/log.hpp"
+#include "common/event_log.hpp"
 
 #include <algorithm>
 #include <string>
@@ -51,11 +51,13 @@ awaitable<MysqlResult> ConnectionPool::Lease::query(std::string_view sql) {
 }
 
 ConnectionPool::ConnectionPool(asio::any_io_executor executor, const DbConfig& config,
-                               std::size_t size, std::size_t queue_limit, StatusCounters& counters)
+                               std::size_t size, std::size_t queue_limit,
+                               std::chrono::milliseconds queue_timeout, StatusCounters& counters)
     : executor_(std::move(executor)),
       config_(config),
       size_(size),
       queue_limit_(queue_limit),
+      queue_timeout_(queue_timeout),
       counters_(counters) {
     slots_.reserve(size_);
     idle_.reserve(size_);
@@ -63,7 +65,7 @@ ConnectionPool::ConnectionPool(asio::any_io_executor executor, const DbConfig& c
 
 ConnectionPool::~ConnectionPool() = default;
 
-awaitable<ConnectionPool::Lease> ConnectionPool::acquire() {
+awaitable<ConnectionPool::Lease> ConnectionPool::acquire(const void* requester) {
     if (stopping_) {
         throw DbError(DbError::Kind::unavailable, "server stopping");
     }
@@ -78,17 +80,44 @@ awaitable<ConnectionPool::Lease> ConnectionPool::acquire() {
     }
     if (queue_limit_ != 0 && waiters_.size() >= queue_limit_) {
         ++rejected_;
-        throw PoolQueueFull();
+        throw PoolUnavailable("database queue full");
     }
-    Waiter waiter(executor_);
-    waiter.wake.expires_at(asio::steady_timer::time_point::max());
-    waiters_.push_back(&waiter);
-    error_code woken;  // operation_aborted: release() or cancel_all() woke us
+    Waiter waiter(executor_, requester);
+    waiter.wake.expires_after(queue_timeout_);
+    const auto position = waiters_.insert(waiters_.end(), &waiter);
+    waiter.queued = true;
+    error_code woken;  // operation_aborted: release(), drop_waiters_of() or cancel_all() woke us
     co_await waiter.wake.async_wait(into(woken));
-    if (waiter.granted == nullptr) {
+    if (waiter.queued) {
+        waiters_.erase(position);  // the deadline woke us
+    }
+    // A grant wins even over a deadline that passed in the same turn of the loop.
+    if (waiter.granted != nullptr) {
+        co_return Lease(this, waiter.granted);
+    }
+    if (waiter.dropped) {
+        throw ClientGone();
+    }
+    if (stopping_) {
         throw DbError(DbError::Kind::unavailable, "server stopping");
     }
-    co_return Lease(this, waiter.granted);
+    ++timed_out_;
+    throw PoolUnavailable("database queue wait timed out");
+}
+
+void ConnectionPool::drop_waiters_of(const void* requester) {
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+        Waiter* waiter = *it;
+        if (waiter->requester != requester) {
+            ++it;
+            continue;
+        }
+        waiter->dropped = true;
+        waiter->queued = false;
+        waiter->wake.cancel();
+        it = waiters_.erase(it);
+        ++dropped_;
+    }
 }
 
 void ConnectionPool::release(Slot* slot) {
@@ -96,6 +125,7 @@ void ConnectionPool::release(Slot* slot) {
     if (!waiters_.empty()) {
         Waiter* next = waiters_.front();
         waiters_.pop_front();
+        next->queued = false;
         next->granted = slot;
         next->wake.cancel();
         return;
@@ -129,6 +159,7 @@ void ConnectionPool::note_database_state(bool reachable, const char* error) {
 void ConnectionPool::cancel_all() {
     stopping_ = true;
     for (Waiter* waiter : waiters_) {
+        waiter->queued = false;
         waiter->wake.cancel();
     }
     waiters_.clear();
@@ -160,7 +191,10 @@ nlohmann::json ConnectionPool::status() const {
         {"idle", idle_.size()},
         {"queued", waiters_.size()},
         {"queue_limit", queue_limit_},
+        {"queue_timeout_s", static_cast<double>(queue_timeout_.count()) / 1000},
         {"rejected", rejected_},
+        {"timed_out", timed_out_},
+        {"dropped", dropped_},
     };
 }
 

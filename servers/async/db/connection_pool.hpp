@@ -14,8 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstddef>
-#include <deque>
+#include <list>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
@@ -23,9 +24,15 @@
 
 namespace mb::async {
 
-// Thrown by acquire() when --db-queue-limit requests are waiting already: 503.
-struct PoolQueueFull : std::runtime_error {
-    PoolQueueFull() : std::runtime_error("database queue full") {}
+// Thrown by acquire() when --db-queue-limit requests are waiting already, or when a request
+// waited --db-queue-timeout without getting a connection: 503.
+struct PoolUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Thrown by acquire() when the requester's client left while it waited (drop_waiters_of()).
+struct ClientGone : std::runtime_error {
+    ClientGone() : std::runtime_error("client gone") {}
 };
 
 class ConnectionPool {
@@ -56,22 +63,26 @@ class ConnectionPool {
     };
 
     ConnectionPool(asio::any_io_executor executor, const DbConfig& config, std::size_t size,
-                   std::size_t queue_limit, StatusCounters& counters);
+                   std::size_t queue_limit, std::chrono::milliseconds queue_timeout,
+                   StatusCounters& counters);
     ~ConnectionPool();
     ConnectionPool(const ConnectionPool&) = delete;
     ConnectionPool& operator=(const ConnectionPool&) = delete;
 
     // An idle connection, else a new one while fewer than size exist, else the next one given
-    // back, in arrival order. Throws PoolQueueFull past the queue limit, and DbError(unavailable)
-    // once the pool is stopping.
-    awaitable<Lease> acquire();
+    // back, in arrival order. requester (may be null) names who waits, for drop_waiters_of().
+    // Throws PoolUnavailable past the queue limit or the queue timeout, ClientGone when dropped,
+    // and DbError(unavailable) once the pool is stopping.
+    awaitable<Lease> acquire(const void* requester);
+    // Ends the waits of requester (its client left): their work is not done at all.
+    void drop_waiters_of(const void* requester);
 
     // Shutdown: waiting requests fail, connections in use have their operation cancelled.
     void cancel_all();
     // Says goodbye on every idle open connection; call when no request is left.
     awaitable<void> close();
 
-    // size, open, busy, idle, queued, queue_limit, rejected.
+    // size, open, busy, idle, queued, queue_limit, queue_timeout_s, rejected, timed_out, dropped.
     nlohmann::json status() const;
 
   private:
@@ -82,9 +93,13 @@ class ConnectionPool {
         bool reused = false;  // handed out before: may have gone stale while idle
     };
     struct Waiter {
-        explicit Waiter(asio::any_io_executor executor) : wake(executor) {}
-        asio::steady_timer wake;  // cancelled to wake the waiting coroutine
+        Waiter(asio::any_io_executor executor, const void* requester)
+            : wake(executor), requester(requester) {}
+        asio::steady_timer wake;  // expires at the queue deadline; cancelled to wake the waiter
+        const void* requester;
         Slot* granted = nullptr;
+        bool queued = false;  // in waiters_; whoever takes it out clears this
+        bool dropped = false;
     };
 
     awaitable<void> open(Slot& slot);
@@ -95,11 +110,14 @@ class ConnectionPool {
     DbConfig config_;
     std::size_t size_;
     std::size_t queue_limit_;
+    std::chrono::milliseconds queue_timeout_;
     StatusCounters& counters_;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::vector<Slot*> idle_;  // most recently used last: reuse warm connections first
-    std::deque<Waiter*> waiters_;
+    std::list<Waiter*> waiters_;
     std::size_t rejected_ = 0;
+    std::size_t timed_out_ = 0;
+    std::size_t dropped_ = 0;
     bool stopping_ = false;
     bool reachable_ = true;
 };

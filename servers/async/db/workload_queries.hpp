@@ -10,11 +10,13 @@
 namespace mb::async {
 
 // Each runs SELECT SLEEP(delay_ms) first when delay_ms > 0, on the same connection, then its
-// table's query. Throws DbError or PoolQueueFull.
-// The stored results (checked with check_workload_result()) outlive the pool's lease.
-awaitable<MysqlResult> fetch_products(ConnectionPool& pool, unsigned delay_ms);
-awaitable<MysqlResult> fetch_orders(ConnectionPool& pool, unsigned delay_ms);
+// table's query; requester as for ConnectionPool::acquire(). Throws DbError, PoolUnavailable or
+// ClientGone. The stored results (checked with check_workload_result()) outlive the lease.
+awaitable<MysqlResult> fetch_products(ConnectionPool& pool, unsigned delay_ms,
+                                      const void* requester);
+awaitable<MysqlResult> fetch_orders(ConnectionPool& pool, unsigned delay_ms, const void* requester);
 // Both of the above concurrently, on two connections; returns when both have answered.
-awaitable<HtmlResults> fetch_html_results(ConnectionPool& pool, unsigned delay_ms);
+awaitable<HtmlResults> fetch_html_results(ConnectionPool& pool, unsigned delay_ms,
+                                          const void* requester);
 
 }  // namespace mb::async

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""The real peers against the C++ servers' bytes.
+
+Starts the blocking and async servers of a build as the reference, then each real peer through
+the project's own commands (servers/php/apache-server, servers/node/node-server, and
+node-server --cluster) on a free port, and checks that /html, /json, /hello and /factorial?n=25
+answer the reference's status, Content-Type, Content-Length and body, byte for byte; that the
+node peer's /tasks answers at once while its log reads task one, task three, then task two; that
+each peer's process tree is the server it says (Apache's prefork children, a node worker per
+core); and that SIGTERM stops the whole tree with exit status 0.
+
+usage: peers_test.py SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER   (scripts/ on PYTHONPATH, as CTest
+runs it: the servers are started by the harness package, modelbench)
+Needs the private MariaDB (scripts/db.sh start) and what scripts/deps.sh installs. Prints a line
+per check and "N passed, N failed"; exit status 1 when a check failed.
+"""
+
+import os
+import sys
+import tempfile
+import time
+
+from modelbench import processes, runs, targets
+
+PAGES = ["/html", "/json", "/hello", "/factorial?n=25"]
+TASK_DELAY_MS = 1000
+READY_TIMEOUT_S = 30
+STOP_TIMEOUT_S = 40
+
+
+def start(name, command, work):
+    """A server started by its command, its stdout and stderr in work/NAME.server.*."""
+    return targets.start(name, command, os.path.join(work, name.replace(" ", "")),
+                         ready_timeout_s=READY_TIMEOUT_S)
+
+
+def request(server, path):
+    """(status, headers as a dict with lower-case names, body bytes) on a new connection."""
+    reply = server.get(path, timeout=30)
+    return reply.status, reply.headers, reply.body
+
+
+class Checks:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"ok    {what}")
+        else:
+            self.failed += 1
+            print(f"FAIL  {what}" + (f": {detail}" if detail else ""))
+        return ok
+
+
+def first_difference(expected, actual):
+    for index, (a, b) in enumerate(zip(expected, actual)):
+        if a != b:
+            return (f"first difference at byte {index}: expected {expected[index:index + 40]!r}, "
+                    f"got {actual[index:index + 40]!r}")
+    return f"lengths differ: expected {len(expected)} bytes, got {len(actual)}"
+
+
+def reference_pages(checks, blocking, asynchronous):
+    """The C++ servers' answers; both must agree, or there is no reference."""
+    pages = {}
+    for path in PAGES:
+        answers = [request(server, path) for server in (blocking, asynchronous)]
+        (status, headers, body), (_, _, async_body) = answers
+        checks.check(status == 200 and body == async_body,
+                     f"reference {path}: the blocking and async servers agree",
+                     f"status {status}; " + first_difference(body, async_body))
+        pages[path] = (status, headers, body)
+    return pages
+
+
+def compare_pages(checks, peer, reference):
+    for path, (status, headers, body) in reference.items():
+        got_status, got_headers, got_body = request(peer, path)
+        what = f"{peer.name} {path}"
+        checks.check(got_status == status, f"{what}: status {status}", f"got {got_status}")
+        checks.check(got_headers.get("content-type") == headers.get("content-type"),
+                     f"{what}: Content-Type {headers.get('content-type')}",
+                     f"got {got_headers.get('content-type')}")
+        checks.check(got_headers.get("content-length") == headers.get("content-length"),
+                     f"{what}: Content-Length {headers.get('content-length')}",
+                     f"got {got_headers.get('content-length')} (transfer-encoding "
+                     f"{got_headers.get('transfer-encoding')})")
+        checks.check(got_body == body, f"{what}: the same {len(body)} bytes",
+                     first_difference(body, got_body))
+
+
+def task_lines(server):
+    """[(milliseconds of the day, demo, task)] of the server's stderr, in order."""
+    return runs.task_lines(server.process.stderr_path)
+
+
+def check_tasks(checks, peer, reference_body):
+    path = f"/tasks?delay_ms={TASK_DELAY_MS}"
+    before = len(task_lines(peer))
+    start = time.monotonic()
+    status, _, body = request(peer, path)
+    elapsed_ms = (time.monotonic() - start) * 1000
+    checks.check(status == 200 and body == reference_body,
+                 f"{peer.name} {path}: the async server's body", first_difference(reference_body, body))
+    checks.check(elapsed_ms < TASK_DELAY_MS / 2,
+                 f"{peer.name} {path}: answered at once, before task two",
+                 f"the response took {elapsed_ms:.0f} ms")
+    deadline = time.monotonic() + TASK_DELAY_MS / 1000 + 5
+    while len(task_lines(peer)) < before + 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = task_lines(peer)[before:]
+    order = [task for _, _, task in lines]
+    checks.check(order == ["task one", "task three", "task two"] and len({d for _, d, _ in lines}) == 1,
+                 f"{peer.name} {path}: the log reads task one, task three, task two",
+                 f"got {lines}")
+    if len(lines) == 3:
+        waited = (lines[2][0] - lines[0][0]) % 86_400_000
+        checks.check(TASK_DELAY_MS - 5 <= waited <= TASK_DELAY_MS + 1000,
+                     f"{peer.name} {path}: task two {TASK_DELAY_MS} ms after task one",
+                     f"{waited} ms")
+
+
+def check_tree(checks, peer, binary, at_least, exactly=None):
+    """The server's process tree holds the processes it should: at_least (or exactly) that many
+    processes named binary."""
+    count = sum(1 for _, name in processes.tree(peer.pid) if name == binary)
+    expected = f"exactly {exactly}" if exactly is not None else f"at least {at_least}"
+    checks.check(count >= at_least and (exactly is None or count == exactly),
+                 f"{peer.name}: its process tree holds {expected} {binary} processes", f"{count}")
+
+
+def check_stop(checks, peer):
+    members = processes.tree(peer.pid)
+    status = peer.stop(STOP_TIMEOUT_S)
+    checks.check(status == 0, f"{peer.name}: SIGTERM stops it with exit status 0", f"status {status}")
+    time.sleep(0.2)
+    left = [f"{pid} ({name})" for pid, name in members if processes.alive(pid)]
+    checks.check(not left, f"{peer.name}: no process of its tree is left ({len(members)} were)",
+                 ", ".join(left))
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__.split("\n\n")[2], file=sys.stderr)
+        return 2
+    source, blocking_binary, async_binary = sys.argv[1:]
+    workers = len(os.sched_getaffinity(0))
+    checks = Checks()
+    servers = []
+    with tempfile.TemporaryDirectory(prefix="peers_test.") as work:
+        try:
+            blocking = start("blocking", targets.server_command(blocking_binary), work)
+            servers.append(blocking)
+            asynchronous = start("async", targets.server_command(async_binary), work)
+            servers.append(asynchronous)
+            reference = reference_pages(checks, blocking, asynchronous)
+            tasks_body = request(asynchronous, f"/tasks?delay_ms={TASK_DELAY_MS}")[2]
+
+            php = os.path.join(source, "servers/php/apache-server")
+            node = os.path.join(source, "servers/node/node-server")
+            peers = [
+                ("php", targets.server_command(php)),
+                ("node", targets.server_command(node)),
+                ("node --cluster", targets.server_command(node, ["--cluster"])),
+            ]
+            for name, command in peers:
+                try:
+                    peer = start(name, command, work)
+                except targets.TargetError as error:
+                    checks.check(False, f"{name}: starts and prints its ready line", str(error))
+                    continue
+                servers.append(peer)
+                checks.check(True, f"{name}: starts and prints its ready line ({peer.base_url})")
+                compare_pages(checks, peer, reference)
+                if name == "php":
+                    # prefork: the parent and StartServers (5) children, each running PHP
+                    # in-process.
+                    check_tree(checks, peer, "apache2", at_least=6)
+                else:
+                    check_tasks(checks, peer, tasks_body)
+                    if name == "node --cluster":
+                        check_tree(checks, peer, "node", at_least=workers + 1,
+                                   exactly=workers + 1)
+                    else:
+                        check_tree(checks, peer, "node", at_least=1, exactly=1)
+                servers.remove(peer)
+                check_stop(checks, peer)
+        finally:
+            for server in servers:
+                server.stop(STOP_TIMEOUT_S)
+    print(f"{checks.passed} passed, {checks.failed} failed")
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
