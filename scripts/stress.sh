@@ -15,8 +15,8 @@
 #                 run 1's (run 0 brings the malloc arenas to their steady size)
 #   memory        100 connections each sending up to 100 MiB of an endless chunk extension,
 #                 trailer or header line while ab -c 20 runs /html beside them: peak RSS within
-#                 8 MiB of ab's alone, no failed or non-2xx request, each connection ended with
-#                 a 4xx or a reset
+#                 8 MiB of the same run beside 100 connections that only wait, no failed or
+#                 non-2xx request, each connection ended with a 4xx or a reset
 #   slowhttptest  slow headers, slow body and slow read (slowhttptest, 300 connections) against
 #                 --timeout 5: the server lets go of them within its rounds of --timeout; other
 #                 requests answered meanwhile (async: under 100 ms)

@@ -105,6 +105,22 @@ class _Connection:
             return self.end(RESET)
 
 
+def hold_open(address, connections):
+    """What the hostile connections cost without their bytes: `connections` connections that
+    each sent the start of a request head and wait (a blocking server holds a worker for each).
+    The open sockets, for the caller to close."""
+    held = []
+    try:
+        for _ in range(connections):
+            held.append(socket.create_connection(address, timeout=10))
+            held[-1].sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\n")
+    except OSError:
+        for connection in held:
+            connection.close()
+        raise
+    return held
+
+
 def send(address, connections, bytes_each, time_limit_s, guard):
     """Opens `connections` hostile connections to address (host, port), the kinds in turn, and
     feeds them until each has ended; guard() is asked every GUARD_INTERVAL_S and stops them all
