@@ -15,27 +15,21 @@ from modelbench.checkout import Checkout
 from modelbench.runs import Runs
 from modelbench.stress import outcome, scenarios
 
-# --quick: small enough for CI (both servers in about 4 minutes on 2 cores); default: the counts
-# README gives. pause_s lets TIME_WAIT sockets drain between load runs.
+# The default counts are README's; --quick changes some to be small enough for CI (both servers
+# in about 4 minutes on 2 cores). pause_s lets TIME_WAIT sockets drain between load runs.
+DEFAULT = {
+    "overload_c": 1000, "overload_n": 50000, "siege_c": 500, "siege_time": "60S",
+    "slow_connections": 300, "header_timeout_s": 5,
+    "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
+    "db_timeout_s": 2, "slow_queries": 4, "leak_c": 200, "leak_n": 20000, "pause_s": 3,
+    "memory_ab_s": 10, "hostile_connections": 100, "hostile_mib": 100,
+    "hostile_time_limit_s": 60,
+}
 SIZES = {
-    "quick": {
-        "overload_c": 1000, "overload_n": 10000, "siege_c": 500, "siege_time": "10S",
-        "slow_connections": 300, "header_timeout_s": 3,
-        "fault_up_s": 2, "fault_down_s": 2, "fault_restart_s": 4, "fault_after_s": 2,
-        "db_timeout_s": 2,
-        "slow_queries": 4, "leak_c": 200, "leak_n": 5000, "pause_s": 1,
-        "memory_ab_s": 5, "hostile_connections": 100, "hostile_mib": 100,
-        "hostile_time_limit_s": 30,
-    },
-    "default": {
-        "overload_c": 1000, "overload_n": 50000, "siege_c": 500, "siege_time": "60S",
-        "slow_connections": 300, "header_timeout_s": 5,
-        "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
-        "db_timeout_s": 2,
-        "slow_queries": 4, "leak_c": 200, "leak_n": 20000, "pause_s": 3,
-        "memory_ab_s": 10, "hostile_connections": 100, "hostile_mib": 100,
-        "hostile_time_limit_s": 60,
-    },
+    "default": DEFAULT,
+    "quick": {**DEFAULT, "overload_n": 10000, "siege_time": "10S", "header_timeout_s": 3,
+              "fault_up_s": 2, "fault_down_s": 2, "fault_restart_s": 4, "fault_after_s": 2,
+              "leak_n": 5000, "pause_s": 1, "memory_ab_s": 5, "hostile_time_limit_s": 30},
 }
 SCENARIOS = {run.scenario: run for run in scenarios.ALL}
 # ab -c 1000 and 1000 connections into the server: this run's soft open-file limit.
