@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Measures each server against the database's own ceiling, side by side in one run (issue 7):
+# Measures each server against the database's own ceiling, side by side in one run
+# (docs/performance.md):
 #   ceilings  each model's --standalone loop (the /html queries, every row fetched, rendered; no
 #             HTTP) with --concurrency K for K = 1 and K = cores: blocking threads with a
 #             connection per iteration and with persistent connections, and the async loop
@@ -24,12 +25,8 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=lib/prepare.sh
-source "$root/scripts/lib/prepare.sh"
-
-usage() { sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; }
-bad_usage() { echo "bench.sh: $*" >&2; echo "try: scripts/bench.sh --help" >&2; exit 2; }
-die() { echo "bench.sh: $*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=lib/cli.sh
+source "$root/scripts/lib/cli.sh"
 
 quick=()
 repetitions=3
@@ -37,7 +34,6 @@ results_dir=""
 max_load=1.0
 max_wait=900
 command_line="scripts/bench.sh $*"
-need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then bad_usage "$1 needs a value"; fi; }
 while [ $# -gt 0 ]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
@@ -58,26 +54,15 @@ done
 [[ $max_load =~ ^[0-9]+([.][0-9]+)?$ ]] || bad_usage "--max-load must be a number, not '$max_load'"
 [[ $max_wait =~ ^[0-9]+$ ]] || bad_usage "--max-wait must be whole seconds, not '$max_wait'"
 
-results_dir=${results_dir:-$root/bench/$(date -u +%Y%m%dT%H%M%SZ)}
-case $results_dir in /*) ;; *) results_dir="$PWD/$results_dir" ;; esac
+results_dir=$(absolute "${results_dir:-$root/bench/$(date -u +%Y%m%dT%H%M%SZ)}")
 mkdir -p "$results_dir" || die "cannot create $results_dir"
 echo "== bench: results in $results_dir"
 
 prepare_deps || die "installing dependencies failed"
 prepare_build "$results_dir/build.log" || exit 1
 prepare_db || die "the private MariaDB did not start (scripts/db.sh start)"
-db_dir=${DB_DIR:-$root/var/mariadb}
-case $db_dir in /*) ;; *) db_dir="$root/$db_dir" ;; esac
-db_pid=$(cat "$db_dir/mysqld.pid" 2>/dev/null) || die "no $db_dir/mysqld.pid: is MariaDB running?"
-# The servers read the database port from MySQL's own variable when no flag names it.
-[ -n "${DB_PORT:-}" ] && export MYSQL_TCP_PORT=$DB_PORT
-for model in blocking async; do
-    [ -x "$(server_binary "$model")" ] || die "$(server_binary "$model") was not built"
-done
-# The memory scenario holds 1000 connections; with ab -c 200 that needs a few thousand files.
-[ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -ge 4096 ] || ulimit -Sn 4096 2>/dev/null \
-    || die "open files: soft limit $(ulimit -Sn) is below the 4096 these runs need"
+pid=$(db_pid) || die "no $db_dir/mysqld.pid: is MariaDB running?"
 
-exec python3 "$root/scripts/repro/bench.py" --build-dir "$build_dir" \
-    --results-dir "$results_dir" --db-pid "$db_pid" --repetitions "$repetitions" \
-    --max-load "$max_load" --max-wait "$max_wait" --command "$command_line" "${quick[@]}"
+exec "${harness[@]}" modelbench.bench --build-dir "$build_dir" --results-dir "$results_dir" \
+    --db-pid "$pid" --repetitions "$repetitions" --max-load "$max_load" --max-wait "$max_wait" \
+    --command "$command_line" "${quick[@]}"

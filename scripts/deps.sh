@@ -13,8 +13,9 @@ packages=(
     nlohmann-json3-dev libgtest-dev             # JSON, GoogleTest
     mariadb-server mariadb-client               # the private database instance
     apache2-utils siege curl                    # ab, siege, curl: the load and test clients
+    slowhttptest                                # slow headers, body and read (stress.sh)
     gnuplot-nox procps iproute2                 # plots, /proc tools, ss
-    python3                                     # reproduce.sh: parsing, report, test checks
+    python3 python3-psutil                      # the harness (scripts/modelbench): processes, reports
     clang libclang-rt-14-dev                    # libFuzzer and sanitizer runtimes
     apache2 libapache2-mod-php php-mysql        # the real Apache+PHP peer (prefork, mod_php, mysqli)
 )

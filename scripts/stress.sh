@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Holds the servers to what issue 6 asks under overload, slow clients, database faults and
-# repeated load, one server at a time, and prints a table per scenario with its figures:
+# Holds the servers to what README's Robustness section promises under overload, slow clients,
+# database faults and repeated load, one server at a time, and prints a table per scenario with
+# its figures:
 #   overload      ab -c 1000 -n 50000 /html, then siege -c 500 -d 1 -t 60S /json: no failed or
 #                 non-2xx request; the blocking server stays at its worker cap
 #   slow-clients  300 connections sending one header byte a second (tests/tools/slow_clients),
@@ -12,15 +13,22 @@
 #                 answered 504 at the timeout, their connections free at once
 #   leaks         ab -c 200 -n 20000 /html four times: RSS after run 3 within 10 % of
 #                 run 1's (run 0 brings the malloc arenas to their steady size)
+#   memory        100 connections each sending up to 100 MiB of an endless chunk extension,
+#                 trailer or header line while ab -c 20 runs /html beside them: peak RSS within
+#                 8 MiB of the same run beside 100 connections that only wait, no failed or
+#                 non-2xx request, each connection ended with a 4xx or a reset
+#   slowhttptest  slow headers, slow body and slow read (slowhttptest, 300 connections) against
+#                 --timeout 5: the server lets go of them within its rounds of --timeout; other
+#                 requests answered meanwhile (async: under 100 ms)
 # After every load: open descriptors and threads back to their pre-test counts (/proc), /hello
 # still answered, and SIGTERM ends the server with exit status 0.
 #
 # usage: scripts/stress.sh [--quick] [--servers blocking,async] [--only SCENARIO,...]
 #                          [--results-dir DIR]
-#   --quick          counts for CI: both servers in about 2 minutes on a 2-core machine
+#   --quick          counts for CI: both servers in about 4 minutes on a 2-core machine
 #                    (ab -n 10000, siege -t 10S, --timeout 3, shorter outages, leak runs of 5000)
 #   --servers LIST   blocking, async (default both)
-#   --only LIST      overload, slow-clients, db-faults, leaks (default all)
+#   --only LIST      overload, slow-clients, db-faults, leaks, memory, slowhttptest (default all)
 #   --results-dir D  instead of results/stress-<timestamp>/ (raw outputs, report.md,
 #                    results.json)
 # BUILD_DIR selects the Release build (default build/); STRESS_DB_DIR / STRESS_DB_PORT move the
@@ -29,16 +37,12 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=lib/prepare.sh
-source "$root/scripts/lib/prepare.sh"
-
-usage() { sed -n '2,/^# 2 on bad arguments/p' "$0" | sed 's/^# \{0,1\}//'; }
-bad_usage() { echo "stress.sh: $*" >&2; echo "try: scripts/stress.sh --help" >&2; exit 2; }
-die() { echo "stress.sh: $*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=lib/cli.sh
+source "$root/scripts/lib/cli.sh"
 
 size=default
 servers=blocking,async
-only=overload,slow-clients,db-faults,leaks
+only=overload,slow-clients,db-faults,leaks,memory,slowhttptest
 results_dir=""
 command_line="scripts/stress.sh $*"
 while [ $# -gt 0 ]; do
@@ -74,11 +78,10 @@ pick() {  # pick WHAT LIST ALLOWED...: the LIST items that are ALLOWED, comma-se
     echo "$picked"
 }
 servers=$(pick --servers "$servers" blocking async) || exit 2
-only=$(pick --only "$only" overload slow-clients db-faults leaks) || exit 2
+only=$(pick --only "$only" overload slow-clients db-faults leaks memory slowhttptest) || exit 2
 
-results_dir=${results_dir:-$root/results/stress-$(date -u +%Y%m%dT%H%M%SZ)}
-case $results_dir in /*) ;; *) results_dir="$PWD/$results_dir" ;; esac
-mkdir -p "$results_dir/raw" || die "cannot create $results_dir"
+results_dir=$(absolute "${results_dir:-$root/results/stress-$(date -u +%Y%m%dT%H%M%SZ)}")
+mkdir -p "$results_dir/raw" "$results_dir/runs" || die "cannot create $results_dir"
 echo "== stress: $size size, scenarios $only, servers $servers"
 echo "== results: $results_dir"
 
@@ -87,11 +90,7 @@ prepare_build "$results_dir/build.log" slow_clients || exit 1
 [ -x "$build_dir/bin/slow_clients" ] || die "$build_dir/bin/slow_clients was not built"
 prepare_db || die "the private MariaDB did not start (scripts/db.sh start)"
 db_pid_flag=()
-db_dir=${DB_DIR:-$root/var/mariadb}
-case $db_dir in /*) ;; *) db_dir="$root/$db_dir" ;; esac
-if db_pid=$(cat "$db_dir/mysqld.pid" 2>/dev/null) && [ -n "$db_pid" ]; then
-    db_pid_flag=(--db-pid "$db_pid")
-fi
+if pid=$(db_pid); then db_pid_flag=(--db-pid "$pid"); fi
 fault_db_dir=${STRESS_DB_DIR:-$root/var/mariadb-stress}
 fault_db_port=${STRESS_DB_PORT:-3320}
 if [[ ",$only," == *",db-faults,"* ]]; then
@@ -100,16 +99,7 @@ if [[ ",$only," == *",db-faults,"* ]]; then
         || die "its MariaDB did not start (DB_DIR=$fault_db_dir DB_PORT=$fault_db_port)"
 fi
 
-# ab -c 1000 and 1000 connections into the server: raise this run's soft open-file limit.
-needed_fds=4096
-soft=$(ulimit -Sn)
-if [ "$soft" != unlimited ] && [ "$soft" -lt "$needed_fds" ]; then
-    ulimit -Sn "$needed_fds" 2>/dev/null \
-        || die "open files: soft limit $soft, hard $(ulimit -Hn); these runs need $needed_fds." \
-               "Fix: raise the hard limit (ulimit -Hn $needed_fds as root, or limits.conf)"
-fi
-
-python3 "$root/scripts/stress/stress.py" --dir "$results_dir" --build-dir "$build_dir" \
+"${harness[@]}" modelbench.stress --dir "$results_dir" --build-dir "$build_dir" \
     --size "$size" --servers "$servers" --only "$only" "${db_pid_flag[@]}" \
     --fault-db-dir "$fault_db_dir" --fault-db-port "$fault_db_port" \
     --command-line "$command_line"

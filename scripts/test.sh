@@ -8,18 +8,20 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+# shellcheck source-path=SCRIPTDIR source=lib/cli.sh
+source "$root/scripts/lib/cli.sh"
+cd "$root" || exit 1
 
 variants=(release asan tsan)
 quick=0
 case "${1:-}" in
     "") ;;
     --quick) variants=(release); quick=1 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "test.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) bad_usage "unknown option '$1'" ;;
 esac
 
-bash scripts/deps.sh || exit 1
+prepare_deps || exit 1
 
 jobs=$(nproc)
 build() {  # build DIR [cmake args...]
@@ -58,7 +60,7 @@ for variant in "${variants[@]}"; do
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir "$dir" --output-on-failure --timeout 300 "${label_args[@]}" || status=1
     if [ "$variant" = release ] && [ "$quick" -eq 0 ]; then
-        echo "== stress: overload, slow clients, database faults, leaks (--quick)"
+        echo "== stress: overload, slow clients, database faults, leaks, memory, slowhttptest (--quick)"
         BUILD_DIR="$root/build" bash scripts/stress.sh --quick || status=1
     fi
 done

@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
 """CTest `reproduce_smoke`: runs `scripts/reproduce.sh --smoke` against the servers of the build
 tree CTest runs in (BUILD_DIR) and checks what it produced:
-  - the script succeeded and every experiment ran for both servers (and async cluster in E1b);
+  - the script succeeded and every run of the smoke plan (modelbench.reproduce.plan: every
+    experiment for both servers, and async cluster in E1b) is in results.csv;
   - every figure of every run in results.csv is positive (CPU of mariadbd only where the
     endpoint queries it; siege's 10-ms-resolution percentiles, and CPU ticks of runs shorter
     than half a second, may read 0);
@@ -9,7 +9,7 @@ tree CTest runs in (BUILD_DIR) and checks what it produced:
   - report.md has every experiment's section with both models, no missing figure, a verdict
     for every finding, and non-empty PNG plots.
 
-  reproduce_smoke_test.py SOURCE_DIR BUILD_DIR
+  reproduce_smoke_test.py SOURCE_DIR BUILD_DIR     (scripts/ on PYTHONPATH, as CTest runs it)
 """
 
 import csv
@@ -18,15 +18,9 @@ import shutil
 import subprocess
 import sys
 
-SERVERS = ("blocking", "async")
-EXPECTED_IDS = (
-    [f"e1a-{s}" for s in SERVERS]
-    + [f"e1b-{s}-c{c}" for s in ("blocking", "async", "async-cluster") for c in (1, 20, 200)]
-    + [f"e2-{s}" for s in SERVERS]
-    + [f"e3-{s}{l}" for s in SERVERS for l in ("", "-l")]
-    + [f"e4-tasks-{s}" for s in SERVERS]
-    + [f"e4-siege-{s}" for s in SERVERS]
-)
+from modelbench.reproduce import plan
+
+EXPECTED_IDS = [step.run_id for step in plan.steps("smoke")]
 LOAD_FIGURES = ["complete", "requests_per_s", "mean_ms", "max_ms", "transfer_kib_s",
                 "duration_s", "wall_s", "client_cpu_s", "server_peak_threads",
                 "server_peak_rss_mib"]

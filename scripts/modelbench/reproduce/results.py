@@ -1,20 +1,9 @@
-"""The runs of one reproduce.sh results directory, looked up by run id, and figure formatting.
-
-Run ids are what reproduce.sh names them: e1a-<server>, e1b-<server>-c<C>, e2-<server>,
-e3-<server>[-l], e4-tasks-<server>, e4-siege-<server>; <server> is blocking, async or (E1b only)
-async-cluster.
-"""
+"""The runs of one reproduce.sh results directory, looked up by run id (modelbench.reproduce.plan
+names them)."""
 
 import os
 
 SERVERS = ("blocking", "async", "async-cluster")
-
-
-def fmt(value, digits=1, scale=1.0, suffix=""):
-    """A figure for a table cell; '–' when it was not measured."""
-    if value is None or value == "":
-        return "–"
-    return f"{value * scale:,.{digits}f}{suffix}"
 
 
 class Results:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The driver of scripts/stress.sh (which prepares packages, build and databases, then runs
 this): every selected scenario against every selected server, one server at a time; a table
 per scenario; report.md and results.json in the results directory. Exit status 1 when any
@@ -11,32 +10,30 @@ import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# procstat and parsers are shared with the experiment scripts.
-sys.path.append(os.path.join(HERE, "..", "repro"))
+from modelbench import machine, processes
+from modelbench.checkout import Checkout
+from modelbench.runs import Runs
+from modelbench.stress import outcome, scenarios
 
-import outcome  # noqa: E402
-import scenarios  # noqa: E402
-
-# --quick: small enough for CI (both servers in about 2 minutes on 2 cores); default: the
-# issue's own counts. pause_s lets TIME_WAIT sockets drain between load runs.
+# The default counts are README's; --quick changes some to be small enough for CI (both servers
+# in about 4 minutes on 2 cores). pause_s lets TIME_WAIT sockets drain between load runs.
+DEFAULT = {
+    "overload_c": 1000, "overload_n": 50000, "siege_c": 500, "siege_time": "60S",
+    "slow_connections": 300, "header_timeout_s": 5,
+    "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
+    "db_timeout_s": 2, "slow_queries": 4, "leak_c": 200, "leak_n": 20000, "pause_s": 3,
+    "memory_ab_s": 10, "hostile_connections": 100, "hostile_mib": 100,
+    "hostile_time_limit_s": 60,
+}
 SIZES = {
-    "quick": {
-        "overload_c": 1000, "overload_n": 10000, "siege_c": 500, "siege_time": "10S",
-        "slow_connections": 300, "header_timeout_s": 3,
-        "fault_up_s": 2, "fault_down_s": 2, "fault_restart_s": 4, "fault_after_s": 2,
-        "db_timeout_s": 2,
-        "slow_queries": 4, "leak_c": 200, "leak_n": 5000, "pause_s": 1,
-    },
-    "default": {
-        "overload_c": 1000, "overload_n": 50000, "siege_c": 500, "siege_time": "60S",
-        "slow_connections": 300, "header_timeout_s": 5,
-        "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
-        "db_timeout_s": 2,
-        "slow_queries": 4, "leak_c": 200, "leak_n": 20000, "pause_s": 3,
-    },
+    "default": DEFAULT,
+    "quick": {**DEFAULT, "overload_n": 10000, "siege_time": "10S", "header_timeout_s": 3,
+              "fault_up_s": 2, "fault_down_s": 2, "fault_restart_s": 4, "fault_after_s": 2,
+              "leak_n": 5000, "pause_s": 1, "memory_ab_s": 5, "hostile_time_limit_s": 30},
 }
 SCENARIOS = {run.scenario: run for run in scenarios.ALL}
+# ab -c 1000 and 1000 connections into the server: this run's soft open-file limit.
+NEEDED_OPEN_FILES = 4096
 
 
 def main():
@@ -51,13 +48,20 @@ def main():
     parser.add_argument("--fault-db-port", type=int, required=True)
     parser.add_argument("--command-line", default="", help="for the report's header")
     args = parser.parse_args()
+    processes.sigterm_as_ctrl_c()
 
-    for sub in ("raw", "runs"):
-        os.makedirs(os.path.join(args.dir, sub), exist_ok=True)
-    fault_db = scenarios.FaultDatabase(os.path.join(HERE, "..", "db.sh"), args.fault_db_dir,
+    soft, hard, enough = machine.raise_open_files(NEEDED_OPEN_FILES)
+    if not enough:
+        print(f"stress.sh: open files: soft limit {soft}, hard {hard}; these runs need "
+              f"{NEEDED_OPEN_FILES}. Fix: raise the hard limit (ulimit -Hn {NEEDED_OPEN_FILES} "
+              "as root, or limits.conf)", file=sys.stderr)
+        return 1
+    checkout = Checkout(args.build_dir)
+    fault_db = scenarios.FaultDatabase(checkout.script("db.sh"), args.fault_db_dir,
                                        args.fault_db_port, os.path.join(args.dir, "raw",
                                                                         "fault-db.log"))
-    ctx = scenarios.Context(args.dir, args.build_dir, SIZES[args.size], args.db_pid, fault_db)
+    runs = Runs(args.dir, args.db_pid, checkout.script("siegerc"))
+    ctx = scenarios.Context(args.dir, checkout, SIZES[args.size], runs, fault_db)
     models = args.servers.split(",")
     started = time.monotonic()
     sections = []
@@ -89,10 +93,10 @@ def main():
     return 1 if failed else 0
 
 
+
 if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        # The scenario stopped its server on the way out; run.py stopped its tool.
         print("\n== stress: interrupted", file=sys.stderr)
         sys.exit(130)

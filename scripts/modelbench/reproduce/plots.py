@@ -6,7 +6,7 @@ scripts stay in plots/ so a plot can be redrawn or restyled by hand.
 import os
 import subprocess
 
-from model import SERVERS
+from modelbench.reproduce.results import SERVERS
 
 CONCURRENCIES = (1, 20, 200)
 TERMINAL = "set terminal pngcairo size 900,560 font 'sans,10'"

@@ -1,10 +1,73 @@
-"""Figures out of the raw outputs of ab 2.3, siege 4.0.7 and the servers' --standalone mode."""
+"""The load tools and their outputs: the command lines of ab 2.3, siege 4.0.7 and slowhttptest
+1.8.2 as the harness runs them, and the figures out of what they (and the servers' --standalone
+mode) print."""
 
 import re
 
 
 class ParseError(Exception):
     pass
+
+
+def ab_command(url, concurrency, requests, percentiles_csv, keepalive=False, time_limit=None,
+               variable_length=False):
+    """ab -r (a socket error counts as a failed request instead of aborting the run) with its
+    percentiles written to percentiles_csv (-e)."""
+    command = ["ab", "-r"] + (["-k"] if keepalive else []) + ["-c", str(concurrency)]
+    if time_limit:
+        # Before -n: ab's -t sets the request count to 50000, whatever -n said before it.
+        command += ["-t", f"{time_limit:g}"]
+    command += ["-n", str(requests), "-e", percentiles_csv]
+    if variable_length:
+        command.append("-l")
+    return command + [url]
+
+
+def siege_command(url, siegerc, concurrency, delay, duration):
+    """siege -v (a line per transaction) with the project's siegerc: Debian's default one caps
+    the users at 255 and would silently run only 255 of -c 500."""
+    return ["siege", "-R", siegerc, "-v", "-c", str(concurrency), "-d", f"{delay:g}", "-t",
+            duration, url]
+
+
+# slowhttptest's attacks: its flag and the options each needs. Slow body sends a GET with a body
+# (the servers answer POST with 405 before reading one); slow read asks for /html (32 KiB) with a
+# receive window of at most 64 bytes.
+SLOWHTTPTEST_MODES = {
+    "slow headers": ["-H"],
+    "slow body": ["-B", "-t", "GET", "-s", "8192"],
+    "slow read": ["-X", "-k", "1", "-n", "1", "-w", "1", "-y", "64", "-z", "32"],
+}
+
+
+def slowhttptest_command(mode, url, connections, length_s, report_prefix):
+    """slowhttptest MODE: `connections` connections opened within a tenth of a second (-r is
+    per second), a follow-up every second, for at most length_s; its per-second counts in
+    REPORT_PREFIX.csv (-g -o)."""
+    return ["slowhttptest", *SLOWHTTPTEST_MODES[mode], "-c", str(connections), "-r",
+            str(10 * connections), "-i", "1", "-l", str(length_s), "-p", "3", "-g", "-o",
+            report_prefix, "-u", url]
+
+
+def parse_slowhttptest(csv_text, output_text):
+    """Its CSV (a row per second: connections closed, pending and connected then, and whether
+    its own probe got an answer) and the end of its output: the most connected at once, the
+    seconds it ran, the seconds its probe found the service unavailable, and why it ended."""
+    rows = []
+    for line in csv_text.splitlines()[1:]:
+        cells = line.split(",")
+        if len(cells) == 5 and all(c.strip().isdigit() for c in cells):
+            rows.append([int(c) for c in cells])
+    if not rows:
+        raise ParseError("slowhttptest wrote no CSV rows")
+    plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", output_text)
+    ended = re.search(r"^Exit status:\s*(.+?)\s*$", plain, re.MULTILINE)
+    return {
+        "seconds": rows[-1][0],
+        "peak_connected": max(r[3] for r in rows),
+        "unavailable_s": sum(1 for r in rows if r[4] == 0),
+        "exit_status": ended.group(1) if ended else "no exit status",
+    }
 
 
 def _number(pattern, text, what, cast=float, default=None):
@@ -22,7 +85,7 @@ def _percentile(sorted_values, p):
     return sorted_values[int(rank) - 1]
 
 
-def ab(report_text, percentile_csv_text):
+def parse_ab(report_text, percentile_csv_text):
     """ab's report (stdout) and its -e file: rates, latency, failures and percentiles in ms."""
     figures = {
         "complete": _number(r"^Complete requests:\s+(\d+)", report_text, "Complete requests", int),
@@ -114,7 +177,7 @@ def _summary_from_lines(transactions, summary_text, elapsed_s):
     }
 
 
-def siege(transactions_text, summary_text, elapsed_s):
+def parse_siege(transactions_text, summary_text, elapsed_s):
     """siege -v: one line per transaction on stdout, the summary on stderr. When siege hung
     after its run and printed no summary, the summary's figures come from those lines, over
     elapsed_s (the time until siege announced the end)."""
@@ -146,7 +209,7 @@ def _time_seconds(text, label):
     return int(minutes) * 60 + float(seconds)
 
 
-def standalone(text):
+def parse_standalone(text):
     """The --standalone report: real/user/sys as `time` prints them, and iterations/s."""
     return {
         "iterations": _number(r"^standalone: (\d+) iterations", text, "standalone:", int),

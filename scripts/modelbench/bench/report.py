@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """bench.sh's tables: from the runs of one bench directory (runs.csv, settings.json), the
 medians over the repetitions and the ratios to the ceilings, in bench.csv and report.md (also
-printed), with every target of issue 7 checked.
+printed), with every performance target checked (docs/performance.md).
 
-  bench_report.py DIR      rebuild DIR/bench.csv and DIR/report.md from DIR/runs.csv
+  python3 -m modelbench.bench.report DIR     rebuild DIR/bench.csv and DIR/report.md
 
 Ratios: a server's requests/s over the matching ceiling (the standalone loop of its own model
 and connection mode, with K = min(c, cores)); for /hello, over the async server's /hello with the
@@ -17,7 +16,7 @@ import os
 import statistics
 import sys
 
-from model import fmt
+from modelbench.tables import fmt
 
 CEILING_OF = {
     "blocking-per-request": "ceiling-per-connect",
@@ -42,7 +41,7 @@ SUMMARY_COLUMNS = [
     "server_cpu_over_db", "server_cpu_over_ab", "other_cpu_pct", "rss_mib", "threads",
     "connections",
 ]
-# Issue 7's targets.
+# The performance targets (docs/performance.md).
 MIN_RATIO = {"blocking-persistent": 0.60, "blocking-per-request": 0.80, "async": 0.60}
 MAX_SERVER_OVER_DB = 0.30
 MAX_ASYNC_RSS_MIB = 16
@@ -130,7 +129,7 @@ def ratio_cell(value):
 
 
 def targets(summaries, cores):
-    """(target, measured, verdict) for each of issue 7's targets."""
+    """(target, measured, verdict) for each performance target."""
     out = []
 
     def get(*key):
@@ -263,7 +262,8 @@ def render(summaries, settings, failures, repeated):
             lines.append(f"| {LABELS[s['server']]} | {s['concurrency']} idle keep-alive "
                          f"connections after GET {s['endpoint']} | {cell(s['rss_mib'])} | "
                          f"{cell(s['threads'], 0)} | {cell(s['connections'], 0)} |")
-    lines += ["", "## Targets (issue 7)", "", "| target | measured | verdict |", "|---|---|---|"]
+    lines += ["", "## Targets (docs/performance.md)", "", "| target | measured | verdict |",
+              "|---|---|---|"]
     lines += [f"| {t} | {m} | {v} |" for t, m, v in targets(summaries, cores)]
     if failures:
         lines += ["", f"## Failed runs ({len(failures)})", ""]
@@ -305,7 +305,7 @@ def main():
         with open(os.path.join(directory, "settings.json")) as f:
             settings = json.load(f)
     except OSError as error:
-        print(f"bench_report.py: {error}", file=sys.stderr)
+        print(f"bench report: {error}", file=sys.stderr)
         return 1
     return write(directory, rows, settings)
 

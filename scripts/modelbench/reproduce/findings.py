@@ -8,7 +8,7 @@ tool, the server and mariadbd, not the blogs' hardware.
 
 from dataclasses import dataclass
 
-from model import fmt
+from modelbench.tables import fmt
 
 REPRODUCED, NOT_REPRODUCED, NOT_MEASURED = "reproduced", "not reproduced", "not measured"
 

@@ -1,14 +1,11 @@
 """What a scenario showed on a server (figures and checks), and the tables that put the servers
 side by side: one Markdown table per scenario, a row per figure or check, a column per server."""
 
-
-def number(value, decimals=0):
-    """1234567 -> '1,234,567'; with decimals, a fixed number of them."""
-    return f"{value:,.{decimals}f}"
+from modelbench import tables
 
 
 def mib(kib):
-    return number(kib / 1024, 1)
+    return tables.fmt(kib / 1024, 1)
 
 
 def before_after(before, after):
@@ -55,17 +52,11 @@ def _ordered_union(lists):
     return seen
 
 
-def _cell(text):
-    return text.replace("|", "\\|")
-
-
 def table(outcomes):
     """Markdown: the figures, then the checks ('yes', or 'NO: evidence') of every server."""
-    models = [o.model for o in outcomes]
-    lines = ["| | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    rows = []
     for label in _ordered_union([label for label, _ in o.figures] for o in outcomes):
-        cells = [dict(o.figures).get(label, "–") for o in outcomes]
-        lines.append(f"| {_cell(label)} | " + " | ".join(_cell(c) for c in cells) + " |")
+        rows.append([label] + [dict(o.figures).get(label, "–") for o in outcomes])
     for criterion in _ordered_union([c for c, _, _ in o.checks] for o in outcomes):
         cells = []
         for outcome in outcomes:
@@ -76,6 +67,5 @@ def table(outcomes):
                 cells.append("yes")
             else:
                 cells.append("**NO**" + (f": {found[0][1]}" if found[0][1] else ""))
-        lines.append(f"| **holds:** {_cell(criterion)} | " +
-                     " | ".join(_cell(c) for c in cells) + " |")
-    return "\n".join(lines)
+        rows.append([f"**holds:** {criterion}"] + cells)
+    return tables.table([""] + [o.model for o in outcomes], rows)

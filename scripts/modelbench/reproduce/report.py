@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
 """Turns a reproduce.sh results directory (runs/*.json, steps.tsv, checks.txt, settings.txt) into
 results.csv (one row per run), report.md (the blog's tables, both models side by side, and the
-findings with verdicts computed from this run) and PNG plots drawn by gnuplot.
+findings with verdicts computed from this run) and PNG plots drawn by gnuplot. reproduce.sh
+writes them after its runs; this redraws them:
 
-  report.py --dir results/<timestamp> [--build-dir build]
+  python3 -m modelbench.reproduce.report --dir results/<timestamp> [--build-dir build]
 """
 
 import argparse
@@ -16,9 +16,9 @@ import re
 import subprocess
 import sys
 
-import findings
-import plots
-from model import SERVERS, Results, fmt
+from modelbench.reproduce import findings, plots
+from modelbench.reproduce.results import SERVERS, Results
+from modelbench.tables import fmt, table
 
 META_COLUMNS = ["id", "experiment", "server", "variant", "endpoint", "tool", "concurrency",
                 "requests", "duration", "status", "cause", "command"]
@@ -73,12 +73,6 @@ def write_csv(results, path):
 
 # ---------------------------------------------------------------------------------------------
 # Markdown tables
-
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def load_rows(results, ids, extra=()):
@@ -359,15 +353,12 @@ def environment(results, settings, build_dir):
     ])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dir", required=True)
-    parser.add_argument("--build-dir", default="")
-    args = parser.parse_args()
-
-    results = Results(args.dir, load_runs(args.dir))
-    settings = read_settings(args.dir)
-    write_csv(results, os.path.join(args.dir, "results.csv"))
+def write(directory, build_dir=""):
+    """Writes results.csv, the plots and report.md; returns the plots not drawn (their
+    errors)."""
+    results = Results(directory, load_runs(directory))
+    settings = read_settings(directory)
+    write_csv(results, os.path.join(directory, "results.csv"))
     try:
         plot_errors = plots.draw(results)
     except (OSError, subprocess.SubprocessError) as error:
@@ -377,9 +368,9 @@ def main():
     sections = [
         "# modelbench: the blog experiments, reproduced on this machine",
         "",
-        environment(results, settings, args.build_dir),
+        environment(results, settings, build_dir),
         "",
-        section_checks(args.dir),
+        section_checks(directory),
         section_e1a(results),
         section_e1b(results),
         section_e2(results),
@@ -394,7 +385,7 @@ def main():
         table(["claim (source)", "evidence in this run", "verdict"],
               [[c.claim, c.evidence, f"**{c.verdict}**"] for c in claims]),
         "",
-        section_failures(args.dir),
+        section_failures(directory),
         "## Files",
         "",
         "`results.csv` (one row per run, every figure a column), `raw/` (every tool's output, the "
@@ -406,8 +397,19 @@ def main():
         sections += ["Plots not drawn: " + "; ".join(plot_errors), ""]
     # Sections of experiments that did not run are empty: no runs of blank lines for them.
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(sections))
-    with open(os.path.join(args.dir, "report.md"), "w") as f:
+    with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(text)
+    return plot_errors
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dir", required=True)
+    parser.add_argument("--build-dir", default="")
+    args = parser.parse_args()
+    plot_errors = write(args.dir, args.build_dir)
+    for error in plot_errors:
+        print(f"report: plot not drawn: {error}", file=sys.stderr)
     return 1 if plot_errors else 0
 
 

@@ -1,0 +1,85 @@
+"""Plain HTTP/1.1 requests to a target: one GET on a new connection, many at once, or one whose
+connection is then held open."""
+
+import http.client
+import socket
+import threading
+import time
+
+
+class Reply:
+    """One HTTP exchange: status (None when the connection failed), body, headers (lower-case
+    names), seconds it took, and the error when there was no answer."""
+
+    def __init__(self, status=None, body=b"", headers=None, seconds=0.0, error=""):
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+        self.seconds = seconds
+        self.error = error
+
+
+def get(host, port, path, timeout=10.0):
+    """GET path on a new connection (Connection: close)."""
+    started = time.monotonic()
+    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        connection.request("GET", path, headers={"Connection": "close"})
+        response = connection.getresponse()
+        body = response.read()
+        return Reply(response.status, body, {k.lower(): v for k, v in response.getheaders()},
+                     time.monotonic() - started)
+    except (OSError, http.client.HTTPException) as error:
+        return Reply(seconds=time.monotonic() - started, error=str(error) or type(error).__name__)
+    finally:
+        connection.close()
+
+
+def get_all(host, port, path, count, timeout=30.0):
+    """count GETs of path at once, each on its own connection; the replies in order."""
+    replies = [None] * count
+
+    def one(i):
+        replies[i] = get(host, port, path, timeout)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return replies
+
+
+class ProtocolError(Exception):
+    pass
+
+
+def get_and_hold(host, port, path, timeout=30.0):
+    """GET path on a new keep-alive connection and read the response (Content-Length bodies
+    only); returns (status, the open socket) for the caller to hold and close."""
+    connection = socket.create_connection((host, port), timeout=timeout)
+    try:
+        connection.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += _receive(connection)
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        length = 0
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        while len(body) < length:
+            body += _receive(connection)
+        return int(lines[0].split()[1]), connection
+    except BaseException:
+        connection.close()
+        raise
+
+
+def _receive(connection):
+    chunk = connection.recv(65536)
+    if not chunk:
+        raise ProtocolError("the server closed the connection before its response ended")
+    return chunk

@@ -1,0 +1,114 @@
+"""The machine the runs share with the server, mariadbd, the load tool and whatever else runs:
+how busy it is, a gate that waits for a quiet machine and measures a polluted run again, and
+the open-file limit the runs need."""
+
+import resource
+import time
+
+import psutil
+
+
+def load_average():
+    """The 1-minute load average."""
+    return psutil.getloadavg()[0]
+
+
+def busy_ticks():
+    """(busy, total) CPU seconds of all cores since boot: idle and iowait are not busy; guest
+    time is already inside user and nice."""
+    times = psutil.cpu_times()
+    total = (times.user + times.nice + times.system + times.idle + times.iowait + times.irq +
+             times.softirq + times.steal)
+    return total - times.idle - times.iowait, total
+
+
+def busy_pct(seconds):
+    """How busy the whole machine is over the next seconds, in % of all cores."""
+    busy_before, total_before = busy_ticks()
+    time.sleep(seconds)
+    busy_after, total_after = busy_ticks()
+    total = total_after - total_before
+    return 100.0 * (busy_after - busy_before) / total if total > 0 else 0.0
+
+
+class QuietGate:
+    """The machine is shared: wait until the load average is low before a series of runs, wait
+    before each run until other processes leave the machine nearly idle, and measure a run again
+    when they took more than POLLUTED_PCT of it while it ran (its figures' other_cpu_pct)."""
+
+    IDLE_PCT = 10
+    IDLE_WAIT_S = 60
+    POLLUTED_PCT = 20
+    MAX_ATTEMPTS = 3
+
+    def __init__(self, log):
+        self.log = log
+
+    def wait_for_load(self, max_load, max_wait_s):
+        """Waits until the 1-minute load average is below max_load, at most max_wait_s; returns
+        (load, seconds waited)."""
+        started = time.monotonic()
+        load = load_average()
+        next_note = 0.0
+        while load >= max_load:
+            waited = time.monotonic() - started
+            if waited >= max_wait_s:
+                self.log(f"== load average still {load:.2f} after {waited:.0f} s: measuring "
+                         "anyway; other work on this machine will show in the figures "
+                         "(other_cpu_pct)")
+                break
+            if waited >= next_note:
+                self.log(f"== waiting for a quiet machine: 1-minute load average {load:.2f}, "
+                         f"want below {max_load:.2f} (at most {max_wait_s - waited:.0f} s more)")
+                next_note = waited + 15
+            time.sleep(2)
+            load = load_average()
+        return load, time.monotonic() - started
+
+    def wait_for_idle(self):
+        """Waits until other processes keep less than IDLE_PCT of the machine busy (nothing of
+        ours runs now), at most IDLE_WAIT_S."""
+        started = time.monotonic()
+        next_note = 0.0
+        while True:
+            busy = busy_pct(0.3)
+            waited = time.monotonic() - started
+            if busy < self.IDLE_PCT:
+                return
+            if waited >= self.IDLE_WAIT_S:
+                self.log(f"    other processes still keep {busy:.0f} % of the machine busy: "
+                         "measuring anyway")
+                return
+            if waited >= next_note:
+                self.log(f"    waiting: other processes keep {busy:.0f} % of the machine busy")
+                next_note = waited + 10
+
+    def measure(self, attempt):
+        """Runs attempt() (which returns (result, figures of measure.run)) on an idle machine,
+        again while other work polluted it, MAX_ATTEMPTS times at most; returns (result,
+        figures, attempts)."""
+        for attempts in range(1, self.MAX_ATTEMPTS + 1):
+            self.wait_for_idle()
+            result, figures = attempt()
+            if figures["other_cpu_pct"] <= self.POLLUTED_PCT or attempts == self.MAX_ATTEMPTS:
+                return result, figures, attempts
+            self.log(f"    other processes took {figures['other_cpu_pct']} % of the machine "
+                     "during the run: measuring it again")
+
+
+def raise_open_files(needed):
+    """Raises this process's soft open-file limit, which what it starts inherits, to needed if
+    the hard limit allows. Returns (soft limit before, hard limit, whether needed is met now);
+    limits are None when unlimited."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    unlimited = resource.RLIM_INFINITY
+
+    def shown(limit):
+        return None if limit == unlimited else limit
+
+    if soft == unlimited or soft >= needed:
+        return shown(soft), shown(hard), True
+    if hard != unlimited and hard < needed:
+        return shown(soft), shown(hard), False
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    return shown(soft), shown(hard), True

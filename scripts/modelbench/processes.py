@@ -1,0 +1,184 @@
+"""CPU, threads, descriptors and memory of the processes under test, read with psutil.
+
+A server is watched as a process tree: the process the harness started and its children (the
+async server's cluster workers; a real peer's worker processes), which a single-process server
+simply does not have. CPU is utime+stime, counted in clock ticks by the kernel, so a run's figure
+is exact to a tick whatever the sampling rate; threads are sampled (the peak of the sum over the
+tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.
+"""
+
+import signal
+import threading
+import time
+
+import psutil
+
+CORES = psutil.cpu_count() or 1
+
+
+def peak_rss_kib(pid):
+    """VmHWM of /proc/PID/status, or None when the process is gone. psutil reports the resident
+    memory of the moment only, and a sampled peak misses what grew and shrank between samples."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _members(root):
+    """The root process and all its descendants now; empty when the root is gone."""
+    try:
+        return [root] + root.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def snapshot(pid):
+    """What a process tree holds now: threads (the kernel's Threads: counter, a snapshot unlike
+    a walk of /proc/PID/task), open descriptors, resident memory and its peak (KiB). None when
+    the root process is gone or a zombie (which has no memory left to report)."""
+    try:
+        root = psutil.Process(pid)
+        if root.status() == psutil.STATUS_ZOMBIE:
+            return None
+    except psutil.NoSuchProcess:
+        return None
+    totals = {"threads": 0, "fds": 0, "rss_kib": 0, "peak_rss_kib": 0}
+    for process in _members(root):
+        try:
+            with process.oneshot():
+                totals["threads"] += process.num_threads()
+                totals["fds"] += process.num_fds()
+                totals["rss_kib"] += process.memory_info().rss // 1024
+        except psutil.NoSuchProcess:
+            continue
+        totals["peak_rss_kib"] += peak_rss_kib(process.pid) or 0
+    return totals
+
+
+def threads(pid):
+    """The thread count of one process (the Threads: line), or None when it is gone."""
+    try:
+        return psutil.Process(pid).num_threads()
+    except psutil.NoSuchProcess:
+        return None
+
+
+class ProcessTree:
+    """CPU seconds, peak threads and peak RSS of a process and its descendants, sample by sample.
+
+    Processes that appear during the run count from zero, and so does the root when from_start
+    (a process started for the run); processes that end keep the figures last seen. Finding the
+    descendants reads every process's stat file, so it is done every RESCAN_S, not every sample:
+    a child that starts meanwhile is still counted from zero when it is found; one that also ends
+    before is missed.
+    """
+
+    RESCAN_S = 1.0
+
+    def __init__(self, pid, from_start=False):
+        self.root = psutil.Process(pid)
+        self._members = []
+        self._scanned_at = None
+        self._start_cpu = {}
+        self._last_cpu = {}
+        self._peak_rss = {}
+        self.peak_threads = 0
+        self.sample(first=not from_start)
+
+    def sample(self, first=False):
+        now = time.monotonic()
+        if self._scanned_at is None or now - self._scanned_at >= self.RESCAN_S:
+            self._members = _members(self.root)
+            self._scanned_at = now
+        threads_now = 0
+        for process in self._members:
+            try:
+                with process.oneshot():
+                    times = process.cpu_times()
+                    threads_now += process.num_threads()
+            except psutil.NoSuchProcess:
+                continue
+            cpu = times.user + times.system
+            self._start_cpu.setdefault(process.pid, cpu if first else 0.0)
+            self._last_cpu[process.pid] = cpu
+            peak = peak_rss_kib(process.pid)
+            if peak is not None:
+                self._peak_rss[process.pid] = peak
+        self.peak_threads = max(self.peak_threads, threads_now)
+
+    @property
+    def cpu_seconds(self):
+        return sum(self._last_cpu[p] - self._start_cpu[p] for p in self._last_cpu)
+
+    @property
+    def peak_rss_kib(self):
+        return sum(self._peak_rss.values())
+
+
+class PeakSampler:
+    """Calls read() every interval_s in a background thread until stop(), keeping the peak of
+    every figure of the dict it returns (None: nothing to read this time)."""
+
+    def __init__(self, read, interval_s=0.05):
+        self._read = read
+        self.interval_s = interval_s
+        self.peak = {}
+        self.samples = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._done.is_set():
+            figures = self._read()
+            if figures is not None:
+                self.samples += 1
+                for key, value in figures.items():
+                    self.peak[key] = max(self.peak.get(key, value), value)
+            self._done.wait(self.interval_s)
+
+    def stop(self):
+        """The peaks (an empty dict when nothing could be read)."""
+        self._done.set()
+        self._thread.join()
+        return self.peak
+
+
+def alive(pid):
+    """True while pid runs; a zombie (nobody reaped it yet) counts as ended."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_gone(pid, poll_s=0.01):
+    """Waits until pid has ended."""
+    while alive(pid):
+        time.sleep(poll_s)
+
+
+def tree(pid):
+    """The processes of a tree now that are alive: (pid, command name) of each."""
+    found = []
+    for process in _members(psutil.Process(pid)) if alive(pid) else []:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                found.append((process.pid, process.name()))
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def sigterm_as_ctrl_c():
+    """SIGTERM ends a run as Ctrl-C does (KeyboardInterrupt): the server of the moment and the
+    tool are stopped on the way out."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)

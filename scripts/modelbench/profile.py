@@ -1,0 +1,159 @@
+"""The run of scripts/profile.sh: one server under valgrind's callgrind, one warm-up request per
+endpoint (and ab -n 100 on the measured one), the counters zeroed, ab, the server stopped; then
+the instructions per request and the functions that spent the most (exclusive), per request.
+
+  python3 -m modelbench.profile MODEL --build-dir DIR [--endpoint PATH] [-c C] [-n N] [-k]
+      [--top N] [--out FILE] [-- server flags...]
+"""
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+from modelbench import targets
+from modelbench.checkout import Checkout
+from modelbench.measure import tail
+
+# Under callgrind a server starts and answers about 50 times slower.
+READY_TIMEOUT_S = 30.0
+REQUEST_TIMEOUT_S = 60.0
+# Frames that were on a stack when the counters were zeroed (program and thread entry, the event
+# loop) come out with the costs of all they called since.
+ENTRY_FRAMES = re.compile(r"ld-linux|start_thread|_M_run|__libc_start_main|:main |Worker::run|"
+                          r"\(below main\)|:clone |:0x[0-9a-f]+ \[.*libstdc\+\+")
+COST_LINE = re.compile(r"^ *([0-9,]+) \( *[0-9.]+%\) +(.*)$")
+
+
+class ProfileError(Exception):
+    pass
+
+
+def short_name(frame):
+    """A function name without its file, library, argument lists and template arguments."""
+    name = re.sub(r" \[[^]]*\]$", "", frame)
+    name = re.sub(r"^[^:]*:", "", name)
+    for brackets in (r"<[^<>]*>", r"\([^()]*\)"):
+        while re.search(brackets, name):
+            name = re.sub(brackets, "", name)
+    return name
+
+
+def top_functions(dump, total, requests, top):
+    """'count per request  share  name' lines of the functions that spent the most."""
+    annotated = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", dump],
+                               capture_output=True, text=True).stdout
+    lines = []
+    for line in annotated.splitlines():
+        match = COST_LINE.match(line)
+        if not match or "PROGRAM TOTALS" in line or ENTRY_FRAMES.search(line):
+            continue
+        count = int(match.group(1).replace(",", ""))
+        name = short_name(match.group(2))
+        if name:
+            lines.append(f"{count / requests:10.0f}  {100 * count / total:5.1f}%  {name}")
+        if len(lines) == top:
+            break
+    return lines
+
+
+def program_total(dump):
+    annotated = subprocess.run(["callgrind_annotate", dump], capture_output=True,
+                               text=True).stdout
+    match = re.search(r"^ *([0-9,]+) .*PROGRAM TOTALS", annotated, re.MULTILINE)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
+def profile(args, flags, work):
+    checkout = Checkout(args.build_dir)
+    out = args.out or os.path.join(work, "callgrind.out")
+    program = targets.KINDS[args.model].program(checkout)
+    print(f"== callgrind: {program} {' '.join(flags)}", flush=True)
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+               *targets.server_command(program, flags)]
+    try:
+        target = targets.start(args.model, command, os.path.join(work, "server"),
+                               ready_timeout_s=READY_TIMEOUT_S)
+    except targets.TargetError as error:
+        raise ProfileError(f"the server did not start under valgrind: {error}") from error
+    keepalive = ["-k"] if args.keepalive else []
+    ab_output = os.path.join(work, "ab")
+    try:
+        for path in ("/html", "/json", "/hello", args.endpoint):
+            reply = target.get(path, timeout=REQUEST_TIMEOUT_S)
+            if reply.status != 200:
+                raise ProfileError(f"GET {path} answered '{reply.status or reply.error}' before "
+                                   "the run")
+        url = target.url(args.endpoint)
+        warm = subprocess.run(["ab", "-q", *keepalive, "-c", str(args.concurrency), "-n", "100",
+                               url], capture_output=True)
+        if warm.returncode != 0:
+            raise ProfileError("the warm-up ab run failed")
+        if subprocess.run(["callgrind_control", "-z", str(target.pid)],
+                          capture_output=True).returncode != 0:
+            raise ProfileError("callgrind_control -z failed")
+        print(f"== ab {' '.join(keepalive)} -c {args.concurrency} -n {args.requests} {url}",
+              flush=True)
+        with open(ab_output, "w") as f:
+            code = subprocess.run(["ab", "-r", *keepalive, "-c", str(args.concurrency), "-n",
+                                   str(args.requests), url], stdout=f,
+                                  stderr=subprocess.STDOUT).returncode
+        if code != 0:
+            raise ProfileError(f"ab failed: {tail(ab_output)}")
+        # The profile is written when the server exits: counted from the zeroing on, so the
+        # measured requests and the shutdown, which costs little next to them. (A dump taken
+        # mid-run would book the frames then on a stack with whole-run costs.)
+        target.stop()
+    finally:
+        if target.running():
+            target.process.stop(signal.SIGKILL)
+    with open(ab_output) as f:
+        report = f.read()
+    for line in report.splitlines():
+        if re.match(r"^(Complete|Failed) requests|^Non-2xx", line):
+            print(line)
+    if not os.path.exists(out) or os.path.getsize(out) == 0:
+        raise ProfileError(f"no callgrind output in {out}")
+    complete = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
+    requests = int(complete.group(1)) if complete else 0
+    total = program_total(out)
+    if not total or not requests:
+        raise ProfileError(f"no totals in {out}")
+    print(f"== {total // requests} instructions per request ({total} over {requests} requests)")
+    print(f"== top {args.top} functions by instructions spent in them (exclusive), per request")
+    print("\n".join(top_functions(out, total, requests, args.top)))
+    if args.out:
+        print(f"== callgrind output: {args.out}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    parser.add_argument("model", choices=targets.KINDS)
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--endpoint", default="/html")
+    parser.add_argument("-c", dest="concurrency", type=int, default=20)
+    parser.add_argument("-n", dest="requests", type=int, default=2000)
+    parser.add_argument("-k", dest="keepalive", action="store_true")
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--out")
+    # Everything after "--" is the server's, passed through untouched.
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args, flags = parser.parse_args(argv[:split]), argv[split + 1:]
+    try:
+        with tempfile.TemporaryDirectory(prefix="profile.") as work:
+            profile(args, flags, work)
+    except ProfileError as error:
+        print(f"profile.sh: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("profile.sh: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""Figures and Markdown tables, as the reports print them."""
+
+
+def fmt(value, digits=1, scale=1.0, suffix=""):
+    """A figure for a table cell: 1234.5 -> '1,234.5'; '–' when it was not measured."""
+    if value is None or value == "":
+        return "–"
+    return f"{value * scale:,.{digits}f}{suffix}"
+
+
+def cell(text):
+    """Text for a table cell: a '|' in it would end the cell."""
+    return str(text).replace("|", "\\|")
+
+
+def table(header, rows):
+    """A Markdown table: the header row, then one row per list of cells."""
+    lines = ["| " + " | ".join(cell(c) for c in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
