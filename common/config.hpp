@@ -46,6 +46,8 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// "HOST:PORT" (an IPv6 host may be in brackets) given to flag; a ConfigError names the flag.
+ListenAddress parse_host_port(const std::string& text, const std::string& flag);
 ListenAddress parse_listen_address(const std::string& text);
 // "http://HOST:PORT/" (an IPv6 host in brackets): what a server prints once it listens.
 std::string listen_url(const ListenAddress& address);
