@@ -30,5 +30,8 @@ class EchoServer {
 
 // A connected TCP socket to 127.0.0.1:port with TCP_NODELAY; throws std::runtime_error.
 int connect_loopback(std::uint16_t port);
+// A listening TCP socket on a free port of 127.0.0.1, which it stores in port; throws
+// std::runtime_error.
+int listen_loopback(std::uint16_t& port);
 
 }  // namespace mb::test

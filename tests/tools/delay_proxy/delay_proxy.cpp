@@ -1,12 +1,13 @@
 // delay_proxy: a TCP proxy that adds a round-trip delay, for putting a network between the
 // servers and MariaDB on one machine (the kernel here has no netem qdisc). Each client accepted on
-// --listen is connected to --target; every read's bytes are held for half of --rtt-ms in each
-// direction and written on in order, so a request/response pair takes the asked round trip more.
-// One thread, one io_context.
+// --listen is connected to --target; the bytes of every read are held until half of --rtt-ms has
+// passed since they arrived, in each direction, and written on in order, so a request/response
+// pair takes the asked round trip more. One thread, one io_context.
 #include "common/config.hpp"
 #include "tests/tools/delay_proxy/relay.hpp"
 
 #include <sys/prctl.h>
+#include <sys/socket.h>
 
 #include <boost/program_options.hpp>
 
@@ -66,6 +67,13 @@ class Proxy {
         signals_.async_wait([this](boost::system::error_code ec, int) {
             if (!ec) stop();
         });
+        // The kernel turns its receive stamps on a while after the first socket asks for them
+        // (deferred work), so the first segments of a connection could arrive unstamped; the
+        // listening socket keeps them on, and accepted sockets inherit the option.
+        if (options.relay.one_way_delay > Clock::duration::zero()) {
+            const int on = 1;
+            ::setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+        }
     }
 
     tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }

@@ -94,9 +94,8 @@ void Relay::start() {
     // connected and they are due.
     wait_readable(to_target_);
     if (settings_.handshake_delay && settings_.one_way_delay > Clock::duration::zero()) {
-        connect_timer_.expires_after(3 * settings_.one_way_delay);
-        connect_timer_.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
-            if (!wait_ec && !self->closed_) self->connect_target();
+        wait_until(connect_timer_, Clock::now() + 3 * settings_.one_way_delay, [this](bool fired) {
+            if (fired) connect_target();
         });
     } else {
         connect_target();
@@ -189,17 +188,10 @@ void Relay::pump(Line& line, Clock::time_point woken_for) {
     if (due > now) {
         if (!line.timer_armed) {
             line.timer_armed = true;
-            const auto wake = due - lateness_.estimate();
-            // A wake-up time already past runs at once and says nothing about the timers.
-            const bool measures = wake > now;
-            line.timer.expires_at(wake);
-            line.timer.async_wait(
-                [self = shared_from_this(), &line, due, measures](boost::system::error_code ec) {
-                    line.timer_armed = false;
-                    if (ec) return;
-                    if (measures) self->lateness_.observe(Clock::now() - due);
-                    self->pump(line, due);
-                });
+            wait_until(line.timer, due, [this, &line, due](bool fired) {
+                line.timer_armed = false;
+                if (fired) pump(line, due);
+            });
         }
         return;
     }
@@ -214,6 +206,20 @@ void Relay::pump(Line& line, Clock::time_point woken_for) {
                           boost::system::error_code ec, std::size_t bytes) {
                           self->on_written(line, chunks, ec, bytes);
                       });
+}
+
+void Relay::wait_until(asio::steady_timer& timer, Clock::time_point due,
+                       std::function<void(bool fired)> then) {
+    const auto wake = due - lateness_.estimate();
+    // A wake-up time already past runs at once and says nothing about the timers.
+    const bool measures = wake > Clock::now();
+    timer.expires_at(wake);
+    timer.async_wait([self = shared_from_this(), due, measures,
+                      then = std::move(then)](boost::system::error_code ec) {
+        const bool fired = !ec && !self->closed_;
+        if (fired && measures) self->lateness_.observe(Clock::now() - due);
+        then(fired);
+    });
 }
 
 void Relay::on_written(Line& line, std::size_t chunks, const boost::system::error_code& ec,

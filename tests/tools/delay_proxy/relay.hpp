@@ -1,6 +1,6 @@
 // One proxied connection: the accepted client socket, the connection to the target, and a delay
-// line in each direction that holds every read's bytes for the one-way delay before writing them
-// on, in order.
+// line in each direction that holds the bytes of every read until the one-way delay has passed
+// since they arrived (the kernel's receive stamp), then writes them on, in order.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -97,6 +97,10 @@ class Relay : public std::enable_shared_from_this<Relay> {
     void on_readable(Line& line, const boost::system::error_code& ec);
     // Writes the chunks due by now, or by woken_for when a timer armed for that time ran early.
     void pump(Line& line, Clock::time_point woken_for = {});
+    // Calls then(true) at `due`, from a timer armed early by the timers' lateness (which it
+    // observes); then(false) when the timer was cancelled or the relay closed.
+    void wait_until(asio::steady_timer& timer, Clock::time_point due,
+                    std::function<void(bool fired)> then);
     void on_written(Line& line, std::size_t chunks, const boost::system::error_code& ec,
                     std::size_t bytes);
     void finish(Line& line);
