@@ -33,8 +33,10 @@ unavailable() {
 check_available() {
     [ "$EUID" -eq 0 ] || unavailable "they need root"
     command -v ip >/dev/null || unavailable "'ip' not found (apt-get install iproute2)"
-    [[ $subnet =~ ^10\.([0-9]{1,3})$ ]] && [ "${BASH_REMATCH[1]}" -le 255 ] \
-        || { echo "netns: NETNS_SUBNET='$subnet' is not 10.X" >&2; exit 2; }
+    if ! [[ $subnet =~ ^10\.([0-9]{1,3})$ ]] || [ "${BASH_REMATCH[1]}" -gt 255 ]; then
+        echo "netns: NETNS_SUBNET='$subnet' is not 10.X" >&2
+        exit 2
+    fi
     local probe=mbprobe$$ out
     if ! out=$(ip netns add "$probe" 2>&1); then
         unavailable "creating one was refused: $out"
