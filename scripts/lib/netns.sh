@@ -11,7 +11,7 @@
 #          `ip netns exec "$NETNS_NAME" ...`), then tear everything down
 #   exec   the same, but COMMAND runs inside the namespace
 # The pair gets 10.77.N.1/24 on the host side and 10.77.N.2/24 inside (lo is up too), N the first
-# free number in 1..254 (NETNS_SUBNET=10.77 to use another 10.x block). Everything is removed when
+# free number in 1..254 (NETNS_SUBNET=10.X to use another 10.x block). Everything is removed when
 # COMMAND ends, fails or the script is interrupted: processes still inside are killed, then the
 # namespace and the pair deleted. A namespace whose owner was killed (SIGKILL) is removed by the next
 # run. Exit status: COMMAND's; 77 when no namespace could be made (tests skip on it); 2 on bad usage.
@@ -22,7 +22,7 @@ subnet=${NETNS_SUBNET:-10.77}
 state_dir=/run/modelbench-netns
 lock_file=/run/lock/modelbench-netns.lock
 
-usage() { sed -n '5,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '5,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 unavailable() {
     echo "netns: network namespaces are not available here: $*" >&2
