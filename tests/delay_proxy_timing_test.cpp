@@ -259,12 +259,14 @@ TEST_F(DelayProxyTiming, NewConnectionPaysTwoRoundTrips) {
     }
 }
 
+// Nothing is held: what the hop costs is the proxy's reading and writing, 0.03 to 0.05 ms here
+// (up to 0.19 ms seen while other work kept both cores busy).
 TEST_F(DelayProxyTiming, ForwardsAtOnceWithoutDelay) {
     auto proxy = start_proxy(0);
     const Added added = added_round_trip(echo_.port(), proxy.port(), 50);
     std::printf("rtt 0: %.3f ms added by the extra hop; the client program saw %.3f ms more\n",
                 added.network_ms, added.seen_ms);
-    EXPECT_LT(added.network_ms, 0.1);
+    EXPECT_LT(added.network_ms, 0.25);
 }
 
 }  // namespace

@@ -68,9 +68,8 @@ std::size_t receive(tcp::socket& socket, std::vector<char>& buffer, Clock::time_
 }  // namespace
 
 void TimerLateness::observe(Clock::duration late) {
-    estimate_ = std::clamp(
-        late > Clock::duration::zero() ? estimate_ + kLatenessStep : estimate_ - kLatenessStep,
-        Clock::duration::zero(), kMaxLateness);
+    estimate_ = std::clamp(late > estimate_ ? estimate_ + kLatenessStep : estimate_ - kLatenessStep,
+                           Clock::duration::zero(), kMaxLateness);
 }
 
 Relay::Relay(tcp::socket client, const RelaySettings& settings, RelayTotals& totals,
@@ -210,16 +209,17 @@ void Relay::pump(Line& line, Clock::time_point woken_for) {
 
 void Relay::wait_until(asio::steady_timer& timer, Clock::time_point due,
                        std::function<void(bool fired)> then) {
-    const auto wake = due - lateness_.estimate();
-    // A wake-up time already past runs at once and says nothing about the timers.
-    const bool measures = wake > Clock::now();
+    // Early by the timers' lateness; when that moment has passed already (a delay shorter than
+    // the lateness), at `due` itself: late rather than early, and the timer still measures.
+    auto wake = due - lateness_.estimate();
+    if (wake <= Clock::now()) wake = due;
     timer.expires_at(wake);
-    timer.async_wait([self = shared_from_this(), due, measures,
-                      then = std::move(then)](boost::system::error_code ec) {
-        const bool fired = !ec && !self->closed_;
-        if (fired && measures) self->lateness_.observe(Clock::now() - due);
-        then(fired);
-    });
+    timer.async_wait(
+        [self = shared_from_this(), wake, then = std::move(then)](boost::system::error_code ec) {
+            const bool fired = !ec && !self->closed_;
+            if (fired) self->lateness_.observe(Clock::now() - wake);
+            then(fired);
+        });
 }
 
 void Relay::on_written(Line& line, std::size_t chunks, const boost::system::error_code& ec,

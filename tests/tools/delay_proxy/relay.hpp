@@ -30,15 +30,15 @@ struct RelaySettings {
     std::chrono::milliseconds connect_timeout{5000};
 };
 
-// How late this machine's timers fire: a VM's can wake 60 to 100 us after the time asked, as
-// much as a third of a 0.25 ms one-way delay. Relays arm their timers that much early so that the
+// How late this machine's timers fire: a VM's can wake 60 to 150 us after the time asked, half
+// of a 0.25 ms one-way delay. Relays arm their timers that much early so that the
 // bytes leave on time. Each observed lateness moves the estimate one step toward it, which makes
 // it track the median.
 class TimerLateness {
   public:
     explicit TimerLateness(Clock::duration seed) : estimate_(seed) {}
     Clock::duration estimate() const { return estimate_; }
-    // late: how long after the time it was meant for a timer armed early ran (negative: before).
+    // late: how long after the time it was armed for a timer ran.
     void observe(Clock::duration late);
 
   private:
@@ -98,7 +98,7 @@ class Relay : public std::enable_shared_from_this<Relay> {
     // Writes the chunks due by now, or by woken_for when a timer armed for that time ran early.
     void pump(Line& line, Clock::time_point woken_for = {});
     // Calls then(true) at `due`, from a timer armed early by the timers' lateness (which it
-    // observes); then(false) when the timer was cancelled or the relay closed.
+    // measures again); then(false) when the timer was cancelled or the relay closed.
     void wait_until(asio::steady_timer& timer, Clock::time_point due,
                     std::function<void(bool fired)> then);
     void on_written(Line& line, std::size_t chunks, const boost::system::error_code& ec,
