@@ -89,8 +89,8 @@ Relay::Relay(tcp::socket client, const RelaySettings& settings, RelayTotals& tot
 void Relay::start() {
     ++totals_.connections;
     prepare(client_, settings_.one_way_delay > Clock::duration::zero());
-    // The client's bytes are stamped from now on; they wait in the queue until the target is
-    // connected and they are due.
+    // The client is read from now on: what it sends waits in the queue until the target is
+    // connected and the bytes are due.
     wait_readable(to_target_);
     if (settings_.handshake_delay && settings_.one_way_delay > Clock::duration::zero()) {
         wait_until(connect_timer_, Clock::now() + 3 * settings_.one_way_delay, [this](bool fired) {
