@@ -43,7 +43,9 @@ struct ConfigError : std::runtime_error {
 
 // A TCP port number, 0..65535; ConfigError names what when text is not one.
 std::uint16_t parse_port(const std::string& text, const std::string& what);
-// "HOST:PORT" (an IPv6 host in brackets) for --listen; throws ConfigError.
+// "HOST:PORT" (an IPv6 host may be in brackets) given to flag; a ConfigError names the flag.
+ListenAddress parse_host_port(const std::string& text, const std::string& flag);
+// parse_host_port() for --listen.
 ListenAddress parse_listen_address(const std::string& text);
 // "http://HOST:PORT/" (an IPv6 host in brackets): what a server prints once it listens.
 std::string listen_url(const ListenAddress& address);

@@ -7,10 +7,21 @@
 #   scripts/db.sh status  exit 0 when running (prints where), 3 when not
 #   scripts/db.sh reset   stop, wipe the data directory, start again from sql/
 #   scripts/db.sh socket  print the unix socket path
+# Serving other hosts (e.g. servers on other machines):
+#   DB_BIND=ADDRESS  the address(es) mariadbd listens on, comma-separated (default 127.0.0.1;
+#                    0.0.0.0 is every IPv4 address). Read when mariadbd starts; to change it on a
+#                    running instance, stop it first.
+#   DB_ALLOW=HOSTS   where the read-only user bench may log in from besides this machine: a MariaDB
+#                    host pattern (10.0.0.%, 10.0.0.5, 10.0.0.0/255.255.255.0) or a CIDR block
+#                    (10.0.0.0/24, turned into the netmask form, the one MariaDB matches). Addresses
+#                    only: host names are not resolved. Applied at start; given to a running
+#                    instance it replaces the earlier network (DB_ALLOW= withdraws it).
+#   e.g. DB_BIND=10.0.0.1 DB_ALLOW=10.0.0.0/24 scripts/db.sh start
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 port=${DB_PORT:-3307}
+bind=${DB_BIND:-127.0.0.1}
 dir=${DB_DIR:-$root/var/mariadb}
 case $dir in /*) ;; *) dir="$root/$dir" ;; esac
 data="$dir/data"
@@ -21,6 +32,36 @@ sqlstamp="$dir/sql.sha256"
 me=$(id -un)
 
 die() { echo "db: $*" >&2; exit 1; }
+
+[[ $bind =~ ^[0-9A-Za-z.:*,-]+$ ]] || die "DB_BIND='$bind' is not an address or a comma-separated list"
+
+# host_pattern TEXT: DB_ALLOW as the host part of a MariaDB account; a CIDR block becomes
+# ADDRESS/NETMASK with the address masked, since MariaDB 10.11 keeps '10.0.0.0/24' as a name that
+# no client matches.
+host_pattern() {
+    local text=$1
+    if [[ $text =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})/([0-9]{1,2})$ ]]; then
+        local bits=${BASH_REMATCH[5]} i octet mask address=0 netmask
+        [ "$bits" -le 32 ] || die "DB_ALLOW='$text': a prefix length is 0..32"
+        for i in 1 2 3 4; do
+            octet=${BASH_REMATCH[$i]}
+            [ "$octet" -le 255 ] || die "DB_ALLOW='$text' is not an IPv4 address"
+            address=$(((address << 8) | octet))
+        done
+        mask=$(((0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF))
+        address=$((address & mask))
+        netmask=$(((mask >> 24) & 255)).$(((mask >> 16) & 255)).$(((mask >> 8) & 255)).$((mask & 255))
+        echo "$((address >> 24)).$(((address >> 16) & 255)).$(((address >> 8) & 255)).$((address & 255))/$netmask"
+    elif [[ $text =~ ^[0-9A-Fa-f.:%_]+(/[0-9.]+)?$ ]]; then
+        echo "$text"
+    else
+        die "DB_ALLOW='$text' is not a host pattern (10.0.0.%, 10.0.0.0/24, 10.0.0.0/255.255.255.0)"
+    fi
+}
+allow=""
+if [ -n "${DB_ALLOW:-}" ]; then
+    allow=$(host_pattern "$DB_ALLOW")
+fi
 
 running_pid() {
     [ -f "$pidfile" ] || return 1
@@ -34,6 +75,44 @@ client() { mariadb --no-defaults --socket="$sock" -u "$me" "$@"; }
 
 sql_checksum() { cat "$root"/sql/*.sql | sha256sum | cut -d' ' -f1; }
 
+# bench may log in from localhost and 127.0.0.1 (sql/03_users.sql) and from $allow; any other host
+# it has (an earlier DB_ALLOW, the '%' of older checkouts) is dropped.
+allow_bench_from_network() {
+    local host
+    while IFS= read -r host; do
+        case $host in localhost | 127.0.0.1 | "$allow") ;; *)
+            client -e "DROP USER 'bench'@'$host'" || die "dropping bench@$host failed" ;;
+        esac
+    done < <(client -N -e "SELECT Host FROM mysql.user WHERE User = 'bench'")
+    if [ -n "$allow" ]; then
+        client -e "CREATE USER IF NOT EXISTS 'bench'@'$allow' IDENTIFIED BY 'bench';
+                   GRANT SELECT ON sampledb.* TO 'bench'@'$allow'" \
+            || die "allowing bench from $allow failed"
+        echo "db: user bench may log in from $allow"
+    fi
+}
+
+# port_taken: another listener on $port where mariadbd would bind (the same address, or either
+# side a wildcard).
+port_taken() {
+    local address host b
+    local binds
+    IFS=, read -ra binds <<<"$bind"
+    while read -r address; do
+        host=${address%:*}
+        host=${host#[}
+        host=${host%]}
+        host=${host%%%*}
+        for b in "${binds[@]}"; do
+            case $b in 0.0.0.0 | '*' | ::) return 0 ;; esac
+            case $host in "$b" | 0.0.0.0 | '*' | ::) return 0 ;; esac
+        done
+    done < <(ss -Hltn "sport = :$port" 2>/dev/null | awk '{print $4}')
+    return 1
+}
+
+running_bind() { client -N -e 'SELECT @@bind_address' 2>/dev/null; }
+
 load_sql() {
     echo "db: loading sql/ into the private instance"
     for f in "$root"/sql/*.sql; do
@@ -44,17 +123,25 @@ load_sql() {
 
 start() {
     mkdir -p "$dir"
+    local sync_users=""
     if pid=$(running_pid); then
-        echo "db: already running (pid $pid, port $port, socket $sock)"
+        local serving
+        serving=$(running_bind)
+        if [ -n "${DB_BIND:-}" ] && [ "$serving" != "$bind" ]; then
+            die "already running on $serving, not DB_BIND=$bind: scripts/db.sh stop first"
+        fi
+        echo "db: already running (pid $pid, $serving:$port, socket $sock)"
+        [ "${DB_ALLOW+set}" = set ] && sync_users=yes
     else
+        sync_users=yes
         if [ -e "$pidfile" ] || [ -e "$sock" ]; then
             echo "db: removing stale pid/socket files of a mariadbd that is no longer running"
             rm -f "$pidfile" "$sock"
         fi
         command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] \
             || die "mariadbd not found: run scripts/deps.sh first"
-        if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
-            die "port 127.0.0.1:$port is already taken by another process; free it or use DB_PORT=<port>"
+        if port_taken; then
+            die "port $port on $bind is already taken by another process; free it or use DB_PORT=<port>"
         fi
         if [ ! -d "$data/mysql" ]; then
             echo "db: initialising $data"
@@ -69,7 +156,7 @@ start() {
         # setsid: the instance outlives this script and ignores the caller's Ctrl-C.
         setsid /usr/sbin/mariadbd --no-defaults "${user_flag[@]}" \
             --datadir="$data" --socket="$sock" --pid-file="$pidfile" --log-error="$log" \
-            --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
+            --port="$port" --bind-address="$bind" --skip-name-resolve \
             --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
             --max-connections=2000 --max-connect-errors=1000000 --back-log=1024 \
             --innodb-buffer-pool-size=128M --skip-log-bin \
@@ -87,10 +174,14 @@ start() {
         done
         mariadb-admin --no-defaults --socket="$sock" -u "$me" ping >/dev/null 2>&1 \
             || die "mariadbd did not answer within 30 s, see $log"
-        echo "db: started (pid $(cat "$pidfile"), port $port, socket $sock)"
+        echo "db: started (pid $(cat "$pidfile"), $bind:$port, socket $sock)"
     fi
     if [ ! -f "$sqlstamp" ] || [ "$(cat "$sqlstamp")" != "$(sql_checksum)" ]; then
         load_sql
+        sync_users=yes
+    fi
+    if [ -n "$sync_users" ]; then
+        allow_bench_from_network
     fi
 }
 
@@ -114,7 +205,9 @@ stop() {
 status() {
     local pid
     if pid=$(running_pid); then
-        echo "db: running (pid $pid, port $port, socket $sock, data $data)"
+        echo "db: running (pid $pid, $(running_bind):$port, socket $sock, data $data)"
+        echo "db: user bench may log in from: $(client -N -e \
+            "SELECT GROUP_CONCAT(Host ORDER BY Host SEPARATOR ', ') FROM mysql.user WHERE User = 'bench'")"
     else
         echo "db: not running"
         return 3
@@ -127,6 +220,7 @@ case "${1:-}" in
     status) status ;;
     reset) stop; rm -rf "$data" "$sqlstamp"; start ;;
     socket) echo "$sock" ;;
-    *) echo "usage: scripts/db.sh start|stop|status|reset|socket   (env DB_PORT, default 3307; DB_DIR)" >&2
+    *) echo "usage: scripts/db.sh start|stop|status|reset|socket   (env DB_PORT, default 3307; DB_DIR;" \
+            "DB_BIND, default 127.0.0.1; DB_ALLOW)" >&2
        exit 2 ;;
 esac

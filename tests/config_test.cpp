@@ -127,6 +127,20 @@ TEST(Config, ListenUrlBracketsIpv6) {
     EXPECT_EQ(listen_url(parse_listen_address("[::]:0")), "http://[::]:0/");
 }
 
+TEST(Config, HostPortErrorsNameTheFlag) {
+    const auto target = parse_host_port("[::1]:3307", "--target");
+    EXPECT_EQ(target.host, "::1");
+    EXPECT_EQ(target.port, 3307);
+    for (const char* bad : {"127.0.0.1", ":3307", "127.0.0.1:x", "127.0.0.1:65536"}) {
+        try {
+            parse_host_port(bad, "--target");
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("--target: ", 0), 0u) << e.what();
+        }
+    }
+}
+
 TEST(Config, BoundedModelFlagsAreRangeChecked) {
     unsigned pool = 10;
     const auto with_pool = [&pool](std::vector<const char*> args) {

@@ -122,7 +122,7 @@ ServerProcess::ServerProcess(const std::string& binary, std::vector<std::string>
         unread_stderr_ = stderr_pipe[0];
     }
 
-    const std::regex ready(R"(listening on http://[^/]+:(\d+)/)");
+    const std::regex ready(R"(listening on (?:http://)?\S+:(\d+))");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (port_ == 0 && std::chrono::steady_clock::now() < deadline && running()) {
         const std::string seen = stdout_text();

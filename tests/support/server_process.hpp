@@ -1,5 +1,6 @@
 // Starts a built server binary as a child process for integration tests, on a free port, and
-// stops it again. The server announces readiness with "listening on http://HOST:PORT/" on stdout.
+// stops it again. The server announces readiness with "listening on http://HOST:PORT/" on stdout
+// (a tool such as delay_proxy: "listening on HOST:PORT").
 #pragma once
 
 #include <sys/types.h>
