@@ -206,13 +206,7 @@ TEST(BlockingServer, TheFirstRequestHasTimeoutFromTheAccept) {
     }
     ASSERT_NE(accepted, Clock::time_point{}) << "the silent connection was never accepted";
     std::this_thread::sleep_for(700ms);
-    const std::string request = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
-    bool closed = false;
-    for (std::size_t i = 0; !closed && Clock::now() - accepted < 5s; ++i) {
-        silent.send_best_effort(i < request.size() ? request.substr(i, 1) : "a");
-        closed = silent.closed_by_server(50ms);
-    }
-    EXPECT_TRUE(closed);
+    EXPECT_TRUE(trickle_until_closed(silent, accepted + 5s, 50ms));
     EXPECT_LT(Clock::now() - accepted, 1400ms);
 }
 

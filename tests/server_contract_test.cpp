@@ -458,13 +458,8 @@ TEST_P(ServerContract, IdleConnectionClosesAfterKeepaliveTimeout) {
 TEST_P(ServerContract, ARequestTrickledPastTimeoutIsClosed) {
     const auto server = start({"--timeout", "1"});
     HttpConnection connection(server->port());
-    const std::string head = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
     const auto started = std::chrono::steady_clock::now();
-    bool closed = false;
-    for (std::size_t i = 0; !closed && std::chrono::steady_clock::now() - started < 5s; ++i) {
-        connection.send_best_effort(i < head.size() ? head.substr(i, 1) : "a");
-        closed = connection.closed_by_server(200ms);
-    }
+    const bool closed = trickle_until_closed(connection, started + 5s, 200ms);
     const auto elapsed = std::chrono::steady_clock::now() - started;
     EXPECT_TRUE(closed) << "still open after 5 s of one byte every 200 ms";
     EXPECT_GE(elapsed, 900ms);
