@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/config.hpp"
+#include "common/cpu_cost.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -38,6 +39,7 @@ class CommandLine {
 
     HttpConfig http;
     DbConfig db;
+    CpuCostConfig cost;
     std::optional<unsigned> standalone;  // --standalone N: run the /html workload N times, no HTTP
 
     po::options_description& model_options() { return model_; }
@@ -59,6 +61,7 @@ class CommandLine {
     po::options_description general_{"General"};
     po::options_description http_{"HTTP"};
     po::options_description db_{"Database (environment fallbacks in brackets)"};
+    po::options_description cost_{"Cost model (CPU a request spends on its serving thread)"};
     po::options_description model_{"Model"};
     std::string listen_text_;
     std::string keepalive_text_;

@@ -332,6 +332,27 @@ TEST(AsyncServer, TheFirstRequestHasTimeoutFromTheAccept) {
     EXPECT_LT(Clock::now() - connected, 2500ms);
 }
 
+// ---- The cost model ----------------------------------------------------------------------------
+
+// The per-request CPU of the cost model is real work on the one thread that runs the loop, as a
+// Node.js handler's JavaScript runs on Node's: 200 requests of 2 ms each take 0.4 s of its CPU.
+TEST(AsyncServer, TheCostModelsCpuIsSpentOnTheEventLoopThread) {
+    const auto server = start({"--cpu-per-request-us", "2000"});
+    const pid_t loop = server->pid();  // the main thread runs the loop
+    const double before = cpu_seconds(server->pid(), loop);
+    HttpConnection connection(server->port());
+    for (int i = 0; i < 200; ++i) {
+        ASSERT_EQ(connection.request("GET", "/hello").status, 200u);
+    }
+    const double spent_by_loop = cpu_seconds(server->pid(), loop) - before;
+    EXPECT_GE(spent_by_loop, 0.38);
+    EXPECT_EQ(thread_count(server->pid()), 1);
+    const auto cost = status_of(server->port())["cost"];
+    EXPECT_EQ(cost["per_request_us"], 2000);
+    EXPECT_GE(cost["spent_cpu_s"].get<double>(), 0.4);
+    EXPECT_LT(cost["spent_cpu_s"].get<double>(), 0.44);
+}
+
 // ---- Same bytes as the blocking server ----------------------------------------------------------
 
 // The index page names its server on one line (README: both pages are identical but for it);

@@ -251,6 +251,23 @@ TEST(BlockingServer, AConnectionWithoutAThreadGets503) {
 #endif
 }
 
+// The cost model's per-row CPU is spent by the thread serving the connection: 100 /json of 300
+// rows at 10 us a row take 0.3 s of the process's CPU beyond what the server needs by itself.
+TEST(BlockingServer, TheCostModelsCpuIsSpentByTheConnectionsThread) {
+    const auto server = start({"--cpu-per-row-ns", "10000"});
+    HttpConnection connection(server->port());
+    const double before = cpu_seconds(server->pid());
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(connection.request("GET", "/json").status, 200u);
+    }
+    EXPECT_GE(cpu_seconds(server->pid()) - before, 0.28);
+    HttpConnection observer(server->port());  // the 100th response closed the connection
+    const auto cost = status_of(observer)["cost"];
+    EXPECT_EQ(cost["per_row_ns"], 10000);
+    EXPECT_GE(cost["spent_cpu_s"].get<double>(), 0.3);
+    EXPECT_LT(cost["spent_cpu_s"].get<double>(), 0.33);
+}
+
 TEST(BlockingServer, BadModelFlagsPrintUsageAndExit2) {
     expect_flags_rejected(binary_path(kBinary),
                           {"--max-workers 0", "--max-workers 10001", "--max-workers -1",
@@ -271,6 +288,28 @@ TEST(BlockingServer, StandaloneRunsTheWorkloadAndReportsLikeTime) {
             EXPECT_NE(output.find(line), std::string::npos) << line << output;
         }
     }
+}
+
+// The cost model in the standalone loop: each iteration is a request and fetches 600 rows.
+TEST(BlockingServer, StandaloneSpendsTheCostModelsCpu) {
+    std::string output;
+    ASSERT_EQ(run_command(binary_path(kBinary) +
+                              " --standalone 20 --cpu-per-request-us 4000 --cpu-per-row-ns 1000",
+                          output),
+              0)
+        << output;
+    std::smatch spent;
+    ASSERT_TRUE(std::regex_search(
+        output, spent,
+        std::regex(R"(cpu cost\t4000 us per request, 1000 ns per row: ([0-9.]+) s spent)")))
+        << output;
+    EXPECT_GE(std::stod(spent[1]), 20 * 0.0046);  // (4 ms + 600 rows x 1 us) x 20
+    std::smatch user;
+    std::smatch sys;
+    ASSERT_TRUE(std::regex_search(output, user, std::regex(R"(\nuser\t0m([0-9.]+)s)")));
+    ASSERT_TRUE(std::regex_search(output, sys, std::regex(R"(\nsys\t0m([0-9.]+)s)")));
+    EXPECT_GE(std::stod(user[1]) + std::stod(sys[1]), 20 * 0.0046);
+    EXPECT_GT(std::stod(user[1]), std::stod(sys[1])) << "the cost is user time, as PHP's";
 }
 
 TEST(BlockingServer, StandaloneWithoutDatabaseExits1) {

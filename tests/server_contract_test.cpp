@@ -488,7 +488,8 @@ TEST_P(ServerContract, HelpVersionAndBadFlags) {
     EXPECT_NE(output.find(GetParam().binary), std::string::npos);
     expect_flags_rejected(binary_path(GetParam().binary),
                           {"--no-such-flag", "--listen nowhere", "--keepalive maybe", "--timeout 0",
-                           "--db-port 70000"});
+                           "--db-port 70000", "--cpu-per-request-us -1",
+                           "--cpu-per-row-ns 1000001"});
 }
 
 TEST_P(ServerContract, AccessLogHasACommonLogFormatLinePerRequest) {

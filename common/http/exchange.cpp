@@ -43,6 +43,9 @@ Exchange::Exchange(ExchangeContext& context, const Request& request, std::string
         return;
     }
     const Route& route = std::get<Route>(routed);
+    if (route.endpoint != Endpoint::status) {
+        context_.cost.spend_request();
+    }
     switch (route.endpoint) {
         case Endpoint::html:
         case Endpoint::json:
@@ -51,6 +54,7 @@ Exchange::Exchange(ExchangeContext& context, const Request& request, std::string
             break;
         case Endpoint::status: {
             nlohmann::json figures = context_.log.counters().to_json();
+            figures["cost"] = context_.cost.status();
             figures[context_.pages.identity().model] =
                 context_.model_status ? context_.model_status() : nlohmann::json::object();
             response_ = context_.pages.status(shape_, std::move(figures));

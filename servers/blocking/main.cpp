@@ -37,7 +37,7 @@ int serve(const mb::CommandLine& command_line, const mb::blocking::BlockingOptio
     signal(SIGPIPE, SIG_IGN);
 
     try {
-        mb::blocking::Server server(command_line.http, command_line.db, options);
+        mb::blocking::Server server(command_line.http, command_line.db, command_line.cost, options);
         server.start();
         // Announced once the acceptor runs, so from here on the process has its fixed threads.
         std::cout << "listening on " << server.url() << std::endl;
@@ -83,8 +83,9 @@ int main(int argc, char* argv[]) {
     mb::set_event_log_program(kProgram);
     mb::init_mysql_library();
     if (command_line.standalone) {
-        return mb::blocking::run_standalone(command_line.db, options.db_connection,
-                                            *command_line.standalone, options.concurrency);
+        return mb::blocking::run_standalone(command_line.db, command_line.cost,
+                                            options.db_connection, *command_line.standalone,
+                                            options.concurrency);
     }
     return serve(command_line, options);
 }

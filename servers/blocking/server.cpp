@@ -14,13 +14,15 @@ ServerIdentity identity() {
 
 }  // namespace
 
-Server::Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions& options)
+Server::Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+               const BlockingOptions& options)
     : http_(http),
       db_(db),
       options_(options),
       pages_(identity()),
       log_(http_.access_log),
-      exchanges_{pages_, log_, http_.keepalive, [this] { return model_status(); }},
+      cost_(cost),
+      exchanges_{pages_, log_, cost_, http_.keepalive, [this] { return model_status(); }},
       listener_(http_.listen, http_.backlog,
                 std::chrono::ceil<std::chrono::seconds>(http_.io_timeout)),
       threads_(options_.max_workers, options_.worker_stack_bytes()),

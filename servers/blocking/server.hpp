@@ -26,7 +26,8 @@ namespace mb::blocking {
 class Server {
   public:
     // Listens at once. Throws std::runtime_error when it cannot listen or open the access log.
-    Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions& options);
+    Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+           const BlockingOptions& options);
     ~Server();
 
     std::string url() const { return listen_url(listener_.bound()); }
@@ -52,6 +53,7 @@ class Server {
     StopSignal stop_;
     const Pages pages_;
     ExchangeLog log_;
+    CpuCost cost_;
     ExchangeContext exchanges_;
     Listener listener_;
     ConnectionCache db_cache_;
