@@ -466,6 +466,38 @@ TEST(AsyncServer, ClusterKeepsServingWhenAWorkerIsKilledAndStopsOnSigterm) {
     }
 }
 
+// /status in cluster mode is answered by one worker, yet its "server" resources are the whole
+// cluster's: the supervisor and every worker, as /proc shows them.
+TEST(AsyncServer, ClusterStatusReportsTheWholeServersCpu) {
+    const auto cluster = start({"--workers", "2"});
+    const std::set<pid_t> workers = await_children(cluster->pid(), 2);
+    ASSERT_EQ(workers.size(), 2u);
+    const auto tree_cpu = [&] {
+        double seconds = cpu_seconds(cluster->pid());
+        for (const pid_t worker : workers) {
+            seconds += cpu_seconds(worker);
+        }
+        return seconds;
+    };
+    const auto cpu_from_status = [&] {
+        const auto server = status_of(cluster->port())["resources"]["server"];
+        EXPECT_EQ(server["processes"], 3);
+        return server["user_s"].get<double>() + server["system_s"].get<double>();
+    };
+    const double status_before = cpu_from_status();
+    const double proc_before = tree_cpu();
+    std::string report;
+    ASSERT_EQ(run_command("ab -q -n 5000 -c 20 http://127.0.0.1:" +
+                              std::to_string(cluster->port()) + "/html",
+                          report),
+              0)
+        << report;
+    const double proc_spent = tree_cpu() - proc_before;
+    const double status_spent = cpu_from_status() - status_before;
+    EXPECT_GT(proc_spent, 0.2);
+    EXPECT_NEAR(status_spent, proc_spent, 0.05 * proc_spent + 0.03);
+}
+
 // ---- Flags and standalone ---------------------------------------------------------------------
 
 TEST(AsyncServer, BadModelFlagsPrintUsageAndExit2) {

@@ -271,6 +271,36 @@ TEST_P(ServerContract, StatusReportsCounters) {
     EXPECT_TRUE(status["database"].contains("connects"));
     EXPECT_TRUE(status["database"].contains("connect_errors"));
     EXPECT_TRUE(status[model()].is_object()) << "no model section";
+    for (const char* part : {"process", "server"}) {
+        const auto& resources = status["resources"][part];
+        EXPECT_GT(resources["rss_kib"].get<long>(), 1000) << part;
+        EXPECT_GE(resources["threads"].get<long>(), 1) << part;
+        EXPECT_GE(resources["user_s"].get<double>() + resources["system_s"].get<double>(), 0.0);
+    }
+    EXPECT_EQ(status["resources"]["server"]["processes"], 1);
+}
+
+// The server's own CPU in /status agrees with what /proc shows of it over a load run, so that a
+// client on another machine can measure CPU per request.
+TEST_P(ServerContract, StatusCpuAgreesWithProcOverALoadRun) {
+    const auto server = start();
+    const auto cpu_from_status = [&] {
+        const auto status = nlohmann::json::parse(http_get(server->port(), "/status").body);
+        const auto& usage = status["resources"]["server"];
+        return usage["user_s"].get<double>() + usage["system_s"].get<double>();
+    };
+    const double status_before = cpu_from_status();
+    const double proc_before = cpu_seconds(server->pid());
+    std::string report;
+    ASSERT_EQ(run_command("ab -q -n 5000 -c 20 http://127.0.0.1:" + std::to_string(server->port()) +
+                              "/html",
+                          report),
+              0)
+        << report;
+    const double proc_spent = cpu_seconds(server->pid()) - proc_before;
+    const double status_spent = cpu_from_status() - status_before;
+    EXPECT_GT(proc_spent, 0.2) << "too little CPU to compare";
+    EXPECT_NEAR(status_spent, proc_spent, 0.05 * proc_spent + 0.02);
 }
 
 TEST_P(ServerContract, HeadHasTheHeadersOfGetAndNoBody) {
@@ -486,10 +516,10 @@ TEST_P(ServerContract, HelpVersionAndBadFlags) {
     EXPECT_NE(output.find("--listen"), std::string::npos);
     EXPECT_EQ(run_command(command("--version"), output), 0);
     EXPECT_NE(output.find(GetParam().binary), std::string::npos);
-    expect_flags_rejected(binary_path(GetParam().binary),
-                          {"--no-such-flag", "--listen nowhere", "--keepalive maybe", "--timeout 0",
-                           "--db-port 70000", "--cpu-per-request-us -1",
-                           "--cpu-per-row-ns 1000001"});
+    expect_flags_rejected(
+        binary_path(GetParam().binary),
+        {"--no-such-flag", "--listen nowhere", "--keepalive maybe", "--timeout 0",
+         "--db-port 70000", "--cpu-per-request-us -1", "--cpu-per-row-ns 1000001"});
 }
 
 TEST_P(ServerContract, AccessLogHasACommonLogFormatLinePerRequest) {

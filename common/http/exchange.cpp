@@ -2,6 +2,7 @@
 
 #include "common/db/db_error.hpp"
 #include "common/event_log.hpp"
+#include "common/process_usage.hpp"
 
 #include <utility>
 
@@ -55,6 +56,8 @@ Exchange::Exchange(ExchangeContext& context, const Request& request, std::string
         case Endpoint::status: {
             nlohmann::json figures = context_.log.counters().to_json();
             figures["cost"] = context_.cost.status();
+            figures["resources"] = {{"process", to_json(own_usage())},
+                                    {"server", to_json(tree_usage(context_.server_root))}};
             figures[context_.pages.identity().model] =
                 context_.model_status ? context_.model_status() : nlohmann::json::object();
             response_ = context_.pages.status(shape_, std::move(figures));

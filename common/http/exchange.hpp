@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -48,6 +50,7 @@ struct ExchangeContext {
     CpuCost& cost;  // spent on the thread that serves the request
     bool keepalive_enabled;                        // --keepalive
     std::function<nlohmann::json()> model_status;  // the model's section of /status
+    pid_t server_root;  // the whole server's process tree: this process, or a cluster's supervisor
 };
 
 class Exchange {
