@@ -93,6 +93,25 @@ void hand(ThreadLifecycle& threads, std::function<void()> job) {
     ASSERT_TRUE(threads.start(std::move(job)));
 }
 
+// Hands count connections that wait at the gate; returns once all of them do.
+void occupy(ThreadLifecycle& threads, Gate& gate, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+        hand(threads, [&gate] { gate.pass(); });
+    }
+    ASSERT_TRUE(gate.waiting(count));
+}
+
+// Prefork with the rounds run by the test (maintain()).
+PreforkThreads with_manual_rounds(const PreforkRules& rules, unsigned max_workers) {
+    return PreforkThreads(rules, max_workers, kStackBytes, kManualRounds);
+}
+
+// Stops the lifecycle and expects every thread to end and be joined.
+void expect_stopped(ThreadLifecycle& threads) {
+    threads.stop();
+    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+}
+
 template <typename Result>
 bool still_waiting(std::future<Result>& future) {
     return future.wait_for(100ms) == std::future_status::timeout;
@@ -101,10 +120,7 @@ bool still_waiting(std::future<Result>& future) {
 TEST(ConnectionThreads, WaitForSlotBlocksAtTheCapUntilAThreadEnds) {
     ConnectionThreads threads(3, kStackBytes);
     Gate gate;
-    for (int i = 0; i < 3; ++i) {
-        hand(threads, [&gate] { gate.pass(); });
-    }
-    ASSERT_TRUE(gate.waiting(3));
+    ASSERT_NO_FATAL_FAILURE(occupy(threads, gate, 3));
     auto stats = threads.stats();
     EXPECT_EQ(stats.serving, 3u);
     EXPECT_EQ(stats.threads, 3u);
@@ -126,16 +142,14 @@ TEST(ConnectionThreads, WaitForSlotBlocksAtTheCapUntilAThreadEnds) {
     EXPECT_FALSE(threads.all_busy());
 
     gate.open();
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
     EXPECT_EQ(threads.stats().peak, 3u);
 }
 
 TEST(ConnectionThreads, StopReleasesTheAcceptorWaitingAtTheCap) {
     ConnectionThreads threads(1, kStackBytes);
     Gate gate;
-    hand(threads, [&gate] { gate.pass(); });
-    ASSERT_TRUE(gate.waiting(1));
+    ASSERT_NO_FATAL_FAILURE(occupy(threads, gate, 1));
     auto acceptor = std::async(std::launch::async, [&threads] { return threads.wait_for_slot(); });
     EXPECT_TRUE(still_waiting(acceptor));
     threads.stop();
@@ -149,10 +163,7 @@ TEST(ConnectionThreads, StopReleasesTheAcceptorWaitingAtTheCap) {
 TEST(ConnectionThreads, JoinAllReturnsWhatRemainsAtItsDeadline) {
     ConnectionThreads threads(4, kStackBytes);
     Gate gate;
-    for (int i = 0; i < 2; ++i) {
-        hand(threads, [&gate] { gate.pass(); });
-    }
-    ASSERT_TRUE(gate.waiting(2));
+    ASSERT_NO_FATAL_FAILURE(occupy(threads, gate, 2));
     threads.stop();
     const auto before = Clock::now();
     EXPECT_EQ(threads.join_all(before + 50ms), 2u);
@@ -178,8 +189,7 @@ TEST(ConnectionThreads, EveryConnectionGetsANewThread) {
         // Each thread ends with its job: wait until it is gone, so the next one gets another id.
         EXPECT_TRUE(eventually([&] { return threads.stats().serving == 0; }));
     }
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
     EXPECT_EQ(threads.stats().started, 5u);
     EXPECT_EQ(ids.size(), 5u) << "a thread served two connections";
 }
@@ -199,8 +209,7 @@ void expect_stack_size(Lifecycle& threads) {
     const std::size_t bytes = stack.get_future().get();
     EXPECT_GE(bytes, kStackBytes);
     EXPECT_LT(bytes, kStackBytes + 64 * 1024);
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
 }
 
 TEST(ConnectionThreads, ThreadsHaveTheStackSizeAskedFor) {
@@ -210,15 +219,15 @@ TEST(ConnectionThreads, ThreadsHaveTheStackSizeAskedFor) {
 }
 
 TEST(PreforkThreads, ThreadsHaveTheStackSizeAskedFor) {
-    PreforkThreads threads({.start_servers = 1}, 1, kStackBytes, kManualRounds);
+    PreforkThreads threads = with_manual_rounds({.start_servers = 1}, 1);
     expect_stack_size(threads);
     EXPECT_THROW(PreforkThreads({}, 10, 1, kManualRounds), std::system_error);
 }
 
 TEST(PreforkThreads, StartServersWaitIdleBeforeTheFirstConnection) {
     const int before = process_threads();
-    PreforkThreads threads({.start_servers = 5, .min_spare = 5, .max_spare = 10}, 150, kStackBytes,
-                           kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 5, .min_spare = 5, .max_spare = 10}, 150);
     const auto stats = threads.stats();
     EXPECT_EQ(stats.threads, 5u);
     EXPECT_EQ(stats.idle, 5u);
@@ -226,14 +235,13 @@ TEST(PreforkThreads, StartServersWaitIdleBeforeTheFirstConnection) {
     EXPECT_EQ(stats.started, 5u);
     EXPECT_EQ(process_threads(), before + 5);
     EXPECT_FALSE(threads.all_busy());
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
     EXPECT_TRUE(eventually([&] { return process_threads() == before; }));
 }
 
 TEST(PreforkThreads, SpareThreadsGrowByOneTwoFourPerRoundWhileTooFewAreIdle) {
-    PreforkThreads threads({.start_servers = 0, .min_spare = 5, .max_spare = 10}, 150, kStackBytes,
-                           kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 0, .min_spare = 5, .max_spare = 10}, 150);
     EXPECT_EQ(threads.stats().threads, 0u);
     EXPECT_TRUE(threads.all_busy()) << "no thread yet, yet one is free";
     // Each round starts the spawn rate's worth (not just the shortfall) and doubles the rate;
@@ -246,13 +254,12 @@ TEST(PreforkThreads, SpareThreadsGrowByOneTwoFourPerRoundWhileTooFewAreIdle) {
         EXPECT_EQ(threads.stats().idle, totals[round]) << "round " << round;
         EXPECT_EQ(threads.spawn_rate(), rates_after[round]) << "round " << round;
     }
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
 }
 
 TEST(PreforkThreads, GrowthIsAtMost32PerRoundAndStopsAtTheCap) {
-    PreforkThreads threads({.start_servers = 0, .min_spare = 1000, .max_spare = 2000}, 150,
-                           kStackBytes, kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 0, .min_spare = 1000, .max_spare = 2000}, 150);
     const std::size_t totals[] = {1, 3, 7, 15, 31, 63, 95, 127, 150, 150};
     for (int round = 0; round < 10; ++round) {
         threads.maintain();
@@ -260,14 +267,13 @@ TEST(PreforkThreads, GrowthIsAtMost32PerRoundAndStopsAtTheCap) {
     }
     EXPECT_EQ(threads.spawn_rate(), 1u) << "at the cap the rate falls back to 1";
     EXPECT_EQ(threads.stats().peak, 150u);
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
 }
 
 TEST(PreforkThreads, IdleThreadsAboveMaxSpareRetireOnePerRound) {
     const int before = process_threads();
-    PreforkThreads threads({.start_servers = 15, .min_spare = 5, .max_spare = 10}, 150, kStackBytes,
-                           kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 15, .min_spare = 5, .max_spare = 10}, 150);
     for (std::size_t round = 1; round <= 5; ++round) {
         threads.maintain();
         EXPECT_EQ(threads.stats().idle, 15 - round) << "round " << round;
@@ -282,18 +288,14 @@ TEST(PreforkThreads, IdleThreadsAboveMaxSpareRetireOnePerRound) {
     EXPECT_EQ(threads.stats().idle, 10u);
     EXPECT_EQ(threads.stats().started, 15u);
     EXPECT_EQ(process_threads(), before + 10);
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
 }
 
 TEST(PreforkThreads, WhenAllAreBusyTheAcceptorWaitsForTheNextRoundOrAFreeThread) {
-    PreforkThreads threads({.start_servers = 2, .min_spare = 2, .max_spare = 4}, 3, kStackBytes,
-                           kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 2, .min_spare = 2, .max_spare = 4}, 3);
     Gate gate;
-    for (int i = 0; i < 2; ++i) {
-        hand(threads, [&gate] { gate.pass(); });
-    }
-    ASSERT_TRUE(gate.waiting(2));
+    ASSERT_NO_FATAL_FAILURE(occupy(threads, gate, 2));
     EXPECT_TRUE(threads.all_busy());
     EXPECT_EQ(threads.stats().serving, 2u);
 
@@ -322,13 +324,12 @@ TEST(PreforkThreads, WhenAllAreBusyTheAcceptorWaitsForTheNextRoundOrAFreeThread)
     EXPECT_EQ(threads.stats().peak, 3u);
 
     gate.open();
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
 }
 
 TEST(PreforkThreads, TheSameThreadsServeConnectionAfterConnection) {
-    PreforkThreads threads({.start_servers = 2, .min_spare = 1, .max_spare = 10}, 150, kStackBytes,
-                           kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 2, .min_spare = 1, .max_spare = 10}, 150);
     std::set<pid_t> ids;
     std::mutex ids_mutex;
     for (int i = 0; i < 20; ++i) {
@@ -352,16 +353,14 @@ TEST(PreforkThreads, TheSameThreadsServeConnectionAfterConnection) {
     const auto stats = threads.stats();
     EXPECT_EQ(stats.started, 2u);
     EXPECT_EQ(stats.threads, 2u);
-    threads.stop();
-    EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+    expect_stopped(threads);
 }
 
 TEST(PreforkThreads, StopEndsIdleThreadsAtOnceAndBusyOnesAfterTheirConnection) {
-    PreforkThreads threads({.start_servers = 5, .min_spare = 5, .max_spare = 10}, 150, kStackBytes,
-                           kManualRounds);
+    PreforkThreads threads =
+        with_manual_rounds({.start_servers = 5, .min_spare = 5, .max_spare = 10}, 150);
     Gate gate;
-    hand(threads, [&gate] { gate.pass(); });
-    ASSERT_TRUE(gate.waiting(1));
+    ASSERT_NO_FATAL_FAILURE(occupy(threads, gate, 1));
     threads.stop();
     EXPECT_FALSE(threads.wait_for_slot());
     EXPECT_TRUE(eventually([&] { return threads.join_all(Clock::now() + 10ms) == 1; }))
@@ -379,8 +378,7 @@ TEST(PreforkThreads, TheMaintenanceThreadRunsTheRoundsAndEndsOnStop) {
         PreforkThreads threads({.start_servers = 0, .min_spare = 5, .max_spare = 10}, 150,
                                kStackBytes, 5ms);
         EXPECT_TRUE(eventually([&] { return threads.stats().threads == 7; }));
-        threads.stop();
-        EXPECT_EQ(threads.join_all(Clock::now() + 5s), 0u);
+        expect_stopped(threads);
     }
     PreforkThreads slow({.start_servers = 3, .min_spare = 5, .max_spare = 10}, 150, kStackBytes,
                         std::chrono::hours(1));

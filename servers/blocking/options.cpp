@@ -1,12 +1,33 @@
 #include "servers/blocking/options.hpp"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace mb::blocking {
 
 namespace {
 
 constexpr const char* kPreforkFlags[] = {"start-servers", "min-spare", "max-spare"};
+
+// A flag naming one of a mode's values: parse turns the text into one, or refuses it (then
+// "--FLAG must be CHOICES, not 'TEXT'").
+template <typename Mode>
+po::typed_value<std::string>* mode_flag(const char* flag, Mode& target,
+                                        std::optional<Mode> (*parse)(std::string_view),
+                                        const char* choices) {
+    return po::value<std::string>()
+        ->default_value(std::string(name_of(target)))
+        ->value_name("MODE")
+        ->notifier([flag, &target, parse, choices](const std::string& text) {
+            const auto mode = parse(text);
+            if (!mode) {
+                throw ConfigError(std::string("--") + flag + " must be " + choices + ", not '" +
+                                  text + "'");
+            }
+            target = *mode;
+        });
+}
 
 // What the ranges of the single flags cannot say.
 void check_lifecycle(const BlockingOptions& options, const po::variables_map& vm) {
@@ -41,17 +62,8 @@ void add_blocking_options(CommandLine& command_line, BlockingOptions& options) {
          "connection threads alive at most (Apache's MaxRequestWorkers); beyond, clients wait "
          "in the listen queue")
         ("lifecycle",
-         po::value<std::string>()
-             ->default_value(std::string(name_of(options.lifecycle)))
-             ->value_name("MODE")
-             ->notifier([&options](const std::string& text) {
-                 const auto lifecycle = parse_lifecycle(text);
-                 if (!lifecycle) {
-                     throw ConfigError("--lifecycle must be 'per-connection' or 'prefork', not '" +
-                                       text + "'");
-                 }
-                 options.lifecycle = *lifecycle;
-             }),
+         mode_flag("lifecycle", options.lifecycle, parse_lifecycle,
+                   "'per-connection' or 'prefork'"),
          "per-connection: a new thread for every connection, ending with it; prefork: Apache "
          "prefork's pre-started threads, reused, kept between --min-spare and --max-spare idle "
          "ones")
@@ -68,17 +80,8 @@ void add_blocking_options(CommandLine& command_line, BlockingOptions& options) {
          bounded_flag("max-keepalive-requests", options.max_keepalive_requests, 0, 1000000),
          "requests per connection before it is closed (0: unlimited)")
         ("db-connection",
-         po::value<std::string>()
-             ->default_value(std::string(name_of(options.db_connection)))
-             ->value_name("MODE")
-             ->notifier([&options](const std::string& text) {
-                 const auto mode = parse_db_connection_mode(text);
-                 if (!mode) {
-                     throw ConfigError("--db-connection must be 'per-request' or 'persistent', "
-                                       "not '" + text + "'");
-                 }
-                 options.db_connection = *mode;
-             }),
+         mode_flag("db-connection", options.db_connection, parse_db_connection_mode,
+                   "'per-request' or 'persistent'"),
          "per-request: connect for every request; persistent: one connection per client "
          "connection, kept while it lives")
         ("worker-stack-kib", bounded_flag("worker-stack-kib", options.worker_stack_kib, 64, 65536),
