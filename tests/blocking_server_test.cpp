@@ -278,7 +278,8 @@ TEST(BlockingServer, PreforkServesEveryClientWhenThreadsCannotStart) {
 }
 
 // SIGTERM: idle pre-started threads end at once, a request in flight is answered, exit 0; a
-// server with only idle threads does not wait for the next round.
+// server with only idle threads does not wait for the next round; a second signal does not wait
+// for the request in flight.
 TEST(BlockingServer, PreforkStopsCleanly) {
     const auto server = start_prefork({});
     auto busy = std::make_unique<HttpConnection>(server->port(), 10s);
@@ -299,6 +300,17 @@ TEST(BlockingServer, PreforkStopsCleanly) {
     const auto idle_asked = Clock::now();
     EXPECT_EQ(idle->stop(SIGTERM, 5s), 0);
     EXPECT_LT(Clock::now() - idle_asked, 500ms);
+
+    const auto twice = start_prefork({});
+    HttpConnection slow(twice->port(), 10s);
+    slow.send("GET /tasks?delay_ms=8000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::this_thread::sleep_for(200ms);
+    ASSERT_EQ(::kill(twice->pid(), SIGTERM), 0);
+    std::this_thread::sleep_for(200ms);
+    ASSERT_TRUE(twice->running()) << "the request in flight may finish";
+    const auto second = Clock::now();
+    EXPECT_EQ(twice->stop(SIGTERM, 5s), 0);
+    EXPECT_LT(Clock::now() - second, 1s);
 }
 
 TEST(BlockingServer, MaxKeepaliveRequestsClosesTheConnectionAfterItsShare) {

@@ -208,7 +208,9 @@ void expect_stack_size(Lifecycle& threads) {
     });
     const std::size_t bytes = stack.get_future().get();
     EXPECT_GE(bytes, kStackBytes);
+#if !defined(__SANITIZE_THREAD__)  // ThreadSanitizer enlarges every stack by its own share
     EXPECT_LT(bytes, kStackBytes + 64 * 1024);
+#endif
     expect_stopped(threads);
 }
 
