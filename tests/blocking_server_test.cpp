@@ -4,6 +4,7 @@
 #include "tests/support/flag_checks.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/stop_checks.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -301,16 +302,7 @@ TEST(BlockingServer, PreforkStopsCleanly) {
     EXPECT_EQ(idle->stop(SIGTERM, 5s), 0);
     EXPECT_LT(Clock::now() - idle_asked, 500ms);
 
-    const auto twice = start_prefork({});
-    HttpConnection slow(twice->port(), 10s);
-    slow.send("GET /tasks?delay_ms=8000 HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::this_thread::sleep_for(200ms);
-    ASSERT_EQ(::kill(twice->pid(), SIGTERM), 0);
-    std::this_thread::sleep_for(200ms);
-    ASSERT_TRUE(twice->running()) << "the request in flight may finish";
-    const auto second = Clock::now();
-    EXPECT_EQ(twice->stop(SIGTERM, 5s), 0);
-    EXPECT_LT(Clock::now() - second, 1s);
+    expect_second_signal_stops_at_once(*start_prefork({}));
 }
 
 TEST(BlockingServer, MaxKeepaliveRequestsClosesTheConnectionAfterItsShare) {
