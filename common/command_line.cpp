@@ -162,6 +162,9 @@ CommandLine::Action CommandLine::parse(int argc, const char* const argv[], const
         }
         standalone = static_cast<unsigned>(standalone_n_);
     }
+    for (const auto& check : checks_) {
+        check(vm);
+    }
     return Action::run;
 }
 

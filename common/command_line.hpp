@@ -13,6 +13,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mb {
 
@@ -43,6 +45,11 @@ class CommandLine {
     std::optional<unsigned> standalone;  // --standalone N: run the /html workload N times, no HTTP
 
     po::options_description& model_options() { return model_; }
+    // A check across flags, run once every flag is stored; it throws ConfigError to refuse them.
+    // The map tells which flags were given (!vm[name].defaulted()).
+    void add_check(std::function<void(const po::variables_map& vm)> check) {
+        checks_.push_back(std::move(check));
+    }
 
     // Throws ConfigError on a bad flag or value. Flags win over the environment.
     Action parse(int argc, const char* const argv[], const Environment& env = process_environment);
@@ -67,6 +74,7 @@ class CommandLine {
     std::string keepalive_text_;
     std::string db_port_text_;
     long long standalone_n_ = 1000;
+    std::vector<std::function<void(const po::variables_map&)>> checks_;
 };
 
 }  // namespace mb
