@@ -43,13 +43,11 @@ def server_command(program, flags=(), listen="127.0.0.1:0"):
 @dataclass(frozen=True)
 class Kind:
     """A kind of server: where its program is, the flags that replicate it on every core (empty
-    when it has no such mode), and which of the C++ servers' extras it has: the /tasks demo, the
-    /status counters."""
+    when it has no such mode), and whether it has the C++ servers' /status counters."""
 
     name: str
     program: Callable[[Checkout], str]
     cluster_flags: tuple = ()
-    tasks_demo: bool = True
     status: bool = True
 
     def command(self, checkout, flags=(), listen="127.0.0.1:0"):
@@ -67,8 +65,7 @@ def check_built(checkout, models):
 KINDS = {
     "blocking": Kind("blocking", lambda checkout: checkout.binary("blocking-server")),
     "async": Kind("async", lambda checkout: checkout.binary("async-server"), ("--workers", "0")),
-    "php": Kind("php", lambda checkout: checkout.peer("php", "apache-server"), tasks_demo=False,
-                status=False),
+    "php": Kind("php", lambda checkout: checkout.peer("php", "apache-server"), status=False),
     "node": Kind("node", lambda checkout: checkout.peer("node", "node-server"), ("--cluster",),
                  status=False),
 }
