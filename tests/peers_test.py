@@ -7,8 +7,9 @@ node-server --cluster) on a free port, and checks that /html, /json, /hello and 
 answer the reference's status, Content-Type, Content-Length and body, byte for byte; that /tasks
 answers the body of the model it stands for: the node peer at once while its log reads task one,
 task three, then task two (the async server's demo), the php peer after task two, its log reading
-task one, task two, task three (the blocking server's); that each peer's process tree is the server it says (Apache's prefork children, a node worker per
-core); and that SIGTERM stops the whole tree with exit status 0.
+task one, task two, task three (the blocking server's); that each peer's process tree is the
+server it says (Apache's prefork children, a node worker per core); and that SIGTERM stops the
+whole tree with exit status 0.
 
 usage: peers_test.py SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER   (scripts/ on PYTHONPATH, as CTest
 runs it: the servers are started by the harness package, modelbench)
