@@ -20,6 +20,10 @@ FLAT_LOW, FLAT_HIGH = 0.75, 1.33  # "roughly flat": within -25 % / +33 % of the 
 LATENCY_GROWTH = 2.0  # mean latency at -c 200 at least twice that at -c 20
 CLUSTER_GAIN = 1.25  # cluster mode at least 25 % more requests/s than one worker
 SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
+# E1a: Node.js with the mysql driver, the one the real peer runs, took 9.771 s to PHP's 7.410 s;
+# the same tolerance as "about the same" around that ratio.
+E1A_POST_RATIO = 9.771 / 7.410
+E1A_LOW, E1A_HIGH = E1A_POST_RATIO * SIMILAR_LOW, E1A_POST_RATIO * SIMILAR_HIGH
 FASTER = 1.1  # "faster": at least 10 % more requests/s
 FAR_FASTER = 2.0
 # More than one core can give, the machine nearly all busy; one core with a little slack.
@@ -78,6 +82,15 @@ def judged(evidence, verdict, cause):
     return Side(evidence, verdict, cause() if verdict == NOT_REPRODUCED else "")
 
 
+def ratio_side(r, numerator, denominator, key, judge, describe, cause):
+    """A side judged on numerator's figure over denominator's, round by round: judge(spread)
+    the verdict, describe(spread) the evidence, cause() the cause of a 'not reproduced'."""
+    ratio = ratio_spread(r, numerator, denominator, key)
+    if ratio is None:
+        return Side(needs(numerator, denominator), NOT_MEASURED)
+    return judged(describe(ratio), judge(ratio), cause)
+
+
 def cpu_per_request(r, base):
     """'server X ms, mariadbd Y ms of CPU per request' of a run, medians over the rounds."""
     return (f"server {ms(r.per_request_ms(base, 'server'))}, mariadbd "
@@ -99,10 +112,9 @@ def machine_split(r, base):
 def standalone_claim(r):
     def side(blocking_like, async_like):
         b, a = f"e1a-{blocking_like}", f"e1a-{async_like}"
-        ratio = ratio_spread(r, a, b, "real_s")
-        if ratio is None:
-            return Side(needs(b, a), NOT_MEASURED)
-        evidence = (f"real: {blocking_like} {spread_text(r.spread(b, 'real_s'), 3, suffix=' s')}, "
+
+        def describe(ratio):
+            return (f"real: {blocking_like} {spread_text(r.spread(b, 'real_s'), 3, suffix=' s')}, "
                     f"{async_like} {spread_text(r.spread(a, 'real_s'), 3, suffix=' s')}; "
                     f"{async_like} ÷ {blocking_like} {spread_text(ratio, prefix='×')}")
 
@@ -114,15 +126,19 @@ def standalone_claim(r):
                 db = r.per_request_ms(base, "db")
                 return (f"{name} {real:.2f} ms per iteration: own CPU {own:.2f} ms, mariadbd "
                         f"{ms(db)}, waiting {max(0.0, real - own):.2f} ms")
-            slower = "the async side" if ratio.median > 1 else "the blocking side"
-            return (f"{slower} is slower: {split(b, blocking_like)}; {split(a, async_like)}.")
-        return judged(evidence, within(ratio, SIMILAR_LOW, SIMILAR_HIGH), cause)
+            slower = "async" if r.figure(a, "real_s") > r.figure(b, "real_s") else "blocking"
+            return (f"the {slower} side is slower: {split(b, blocking_like)}; "
+                    f"{split(a, async_like)}.")
+        return ratio_side(r, a, b, "real_s", lambda ratio: within(ratio, E1A_LOW, E1A_HIGH),
+                          describe, cause)
 
-    return Claim("E1a parity",
-                 "Run in one process without HTTP, the two take about as long (E1a: PHP 7.4 s, "
-                 "Node.js 7.5–9.8 s real)",
-                 f"real time of the async side ÷ the blocking side's within ×{SIMILAR_LOW}–"
-                 f"×{SIMILAR_HIGH}", side("php", "node"), side("blocking", "async"))
+    return Claim("E1a standalone",
+                 "Run in one process without HTTP, Node.js with the mysql driver takes about a "
+                 "third longer than PHP (E1a: 9.771 s vs 7.410 s real, ×1.32; ×1.02 with "
+                 "mysql-native)",
+                 f"real time of the async side ÷ the blocking side's within ×{E1A_LOW:.2f}–"
+                 f"×{E1A_HIGH:.2f} (×{E1A_POST_RATIO:.2f} ±25 %)", side("php", "node"),
+                 side("blocking", "async"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,7 +164,8 @@ def cores_claim(r):
         def cause():
             parts = []
             if verdicts["spread"] == NOT_REPRODUCED or verdicts["busy"] == NOT_REPRODUCED:
-                parts.append(f"{blocking_like} could not take every core: {machine_split(r, b)}")
+                parts.append(f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
+                             f"{machine_split(r, b)}")
             if verdicts["single"] == NOT_REPRODUCED:
                 parts.append(f"{async_like} used more than one core: "
                              f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
@@ -236,17 +253,17 @@ def cluster_claim(r):
 def faster_claims(r):
     def side(blocking_like, async_like, threshold):
         b, a = f"e1b-{blocking_like}-c20", f"e1b-{async_like}-c20"
-        ratio = ratio_spread(r, b, a, "requests_per_s")
-        if ratio is None:
-            return Side(needs(b, a), NOT_MEASURED)
-        evidence = (f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, {async_like} "
+
+        def describe(ratio):
+            return (f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, {async_like} "
                     f"{fmt(r.figure(a, 'requests_per_s'))} req/s "
                     f"({spread_text(ratio, prefix='×')})")
 
         def cause():
             return (f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
                     f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
-        return judged(evidence, at_least(ratio, threshold), cause)
+        return ratio_side(r, b, a, "requests_per_s", lambda ratio: at_least(ratio, threshold),
+                          describe, cause)
 
     return [
         Claim("E1b PHP faster",
@@ -419,13 +436,13 @@ def siege_claims(r):
                                        at_most(failed, 0)), cause)
 
     def crowd_side(blocking_like, async_like, key, threshold):
+        """The rate: the blocking side's over the async side's; the concurrency: the async
+        side's over the blocking side's."""
         b, a = f"e4-siege1000-{blocking_like}", f"e4-siege1000-{async_like}"
-        ratio = (ratio_spread(r, b, a, key) if key == "requests_per_s"
-                 else ratio_spread(r, a, b, key))
-        if ratio is None:
-            return Side(needs(b, a), NOT_MEASURED)
         unit = "trans/s" if key == "requests_per_s" else "siege concurrency"
-        evidence = (f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
+
+        def describe(ratio):
+            return (f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
                     f"{fmt(r.figure(a, key))} {unit} ({spread_text(ratio, prefix='×')})")
 
         def cause():
@@ -435,7 +452,9 @@ def siege_claims(r):
                     f"{fmt(r.figure(a, 'requests_per_s'))} trans/s, mean "
                     f"{ms(r.figure(a, 'mean_ms'), 0)}, {cpu_per_request(r, a)}, "
                     f"{machine_split(r, a)}.")
-        return judged(evidence, at_least(ratio, threshold), cause)
+        first, second = (b, a) if key == "requests_per_s" else (a, b)
+        return ratio_side(r, first, second, key, lambda ratio: at_least(ratio, threshold),
+                          describe, cause)
 
     return [
         Claim("E4 siege 500",

@@ -509,7 +509,7 @@ def spread_cell(spread, digits):
 def ratio_cell(spread):
     if spread is None:
         return "–"
-    if spread.count == 1:
+    if spread.count == 1 or f"{spread.low:.2f}" == f"{spread.high:.2f}":
         return f"×{spread.median:.2f}"
     return f"×{spread.median:.2f} (×{spread.low:.2f}–×{spread.high:.2f})"
 
