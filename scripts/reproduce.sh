@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# Reproduces the blog experiments (README: "Reproducing the experiments") against both
-# servers, one at a time:
-#   E1a  standalone: the /html workload N times in one process (--standalone), both models
-#   E1b  /html under ab -c 1, -c 20, -c 200: blocking, async, and async in cluster mode
-#   E2   /hello under ab -c 200
+# Reproduces the blog experiments (README: "Reproducing the experiments"; docs/experiments.md)
+# on four systems, one server at a time: the real Apache+PHP (php) and Node.js (node), and the
+# two C++ models standing for them (blocking, async):
+#   E1a  standalone: the /html workload N times in one process, no HTTP, timed like `time`
+#   E1b  /html under ab -c 1, -c 20, -c 200; also node and async with a worker per core
+#   E2   /hello under ab -c 200, with the servers' listen queue (511) and the posts' (128)
 #   E3   /factorial under ab -c 5, without and with -l (ab's "Length" failures)
-#   E4   the /tasks demo (log lines in order, both models) and /json under siege -c 500 -d 1
-# It installs what is missing, builds (Release, build/ or $BUILD_DIR), starts the private
-# MariaDB, checks the system limits the posts ran into, runs every step (a failed step is
-# reported and the rest still run), then writes results/<timestamp>/: raw outputs, results.csv,
-# report.md (printed at the end) and PNG plots.
+#   E4   the /tasks demo (log lines in order), /json under siege -c 500 -d 1 and -c 1000 -d 1
+# Every run is repeated in rounds (3 by default), the servers interleaved, each run on a freshly
+# started server once the machine is quiet; the report gives medians and ranges, and a verdict
+# per claim of the posts for the real systems and for the models (inconclusive when the rounds
+# disagree). It installs what is missing, builds (Release, build/ or $BUILD_DIR), starts the
+# private MariaDB when it is not running, checks the system limits the posts ran into, runs every
+# step (a failed step is reported and the rest still run), then writes results/<timestamp>/: raw
+# outputs, results.csv, report.md (printed at the end) and PNG plots. At the end it stops what it
+# started — every server, and the database unless --keep-db — and its last line says what is
+# left running.
 #
 # usage: scripts/reproduce.sh [--smoke | --full] [--only E1a,E1b,E2,E3,E4]
-#                             [--servers blocking,async] [--results-dir DIR]
-#   (default)        reduced counts, under 10 minutes on a 2-core machine
-#   --full           the posts' own counts and durations (siege for 5 minutes)
-#   --smoke          about a minute, for CI
+#                             [--servers php,node,blocking,async] [--repeats N] [--keep-db]
+#                             [--results-dir DIR]
+#   (default)        reduced counts and siege for 15 s, about 30 minutes on a 2-core machine
+#   --full           the posts' own counts and durations (siege for 5 and 10 minutes)
+#   --smoke          one round of small runs, about 2 minutes, for CI
 #   --only LIST      experiments to run (comma-separated)
-#   --servers LIST   models to run; async includes its cluster mode
+#   --servers LIST   systems to run (php, node, blocking, async); node and async include their
+#                    cluster mode in E1b
+#   --repeats N      rounds of every run (default 3; --smoke 1)
+#   --keep-db        leave the private MariaDB running if this run started it
 #   --results-dir D  write there instead of results/<timestamp>/
 # Exit status: 0 when every step succeeded, 1 when any failed, 2 on bad arguments.
 set -uo pipefail
@@ -28,7 +38,9 @@ source "$root/scripts/lib/cli.sh"
 
 size=default
 only=E1a,E1b,E2,E3,E4
-servers=blocking,async
+servers=php,node,blocking,async
+repeats=""
+keep_db=0
 results_dir=""
 command_line="scripts/reproduce.sh $*"
 while [ $# -gt 0 ]; do
@@ -42,6 +54,10 @@ while [ $# -gt 0 ]; do
         --servers) [ $# -ge 2 ] || bad_usage "--servers needs a list, e.g. --servers async"
                    servers=$2; shift ;;
         --servers=*) servers=${1#--servers=} ;;
+        --repeats) [ $# -ge 2 ] || bad_usage "--repeats needs a number, e.g. --repeats 5"
+                   repeats=$2; shift ;;
+        --repeats=*) repeats=${1#--repeats=} ;;
+        --keep-db) keep_db=1 ;;
         --results-dir) [ $# -ge 2 ] || bad_usage "--results-dir needs a directory"
                        results_dir=$2; shift ;;
         --results-dir=*) results_dir=${1#--results-dir=} ;;
@@ -59,26 +75,51 @@ for item in "${items[@]}"; do
         *) bad_usage "--only: unknown experiment '$item' (E1a, E1b, E2, E3, E4)" ;;
     esac
 done
-models=""
+systems=""
 IFS=, read -ra items <<<"$servers"
 for item in "${items[@]}"; do
     case $item in
-        blocking|async) models+=",$item" ;;
-        *) bad_usage "--servers: unknown server '$item' (blocking, async)" ;;
+        php|node|blocking|async) systems+=",$item" ;;
+        *) bad_usage "--servers: unknown server '$item' (php, node, blocking, async)" ;;
     esac
 done
 [ -n "$experiments" ] || bad_usage "--only selects no experiment"
-[ -n "$models" ] || bad_usage "--servers selects no server"
+[ -n "$systems" ] || bad_usage "--servers selects no server"
+if [ -n "$repeats" ]; then
+    [[ $repeats =~ ^[1-9][0-9]?$ ]] || bad_usage "--repeats: '$repeats' is not a number from 1 to 99"
+fi
 experiments=${experiments#,}
-models=${models#,}
+systems=${systems#,}
 
 results_dir=$(absolute "${results_dir:-$root/results/$(date -u +%Y%m%dT%H%M%SZ)}")
 mkdir -p "$results_dir/raw" "$results_dir/runs" || die "cannot create $results_dir"
-echo "== reproduce: size $size, experiments ${experiments//,/ }, servers ${models//,/ }"
+echo "== reproduce: size $size, experiments ${experiments//,/ }, servers ${systems//,/ }"
 echo "== results: $results_dir"
+
+# What this run started and leaves: the servers are the harness's (it stops every one); the
+# database is ours to stop only when it was not running before.
+db_started=0
+finish() {
+    local status=$?
+    if [ "$db_started" -eq 1 ] && [ "$keep_db" -eq 0 ]; then
+        bash "$root/scripts/db.sh" stop >/dev/null || echo "$script: stopping the private MariaDB failed" >&2
+    fi
+    if [ "$db_started" -eq 1 ] && [ "$keep_db" -eq 1 ] && db_running; then
+        echo "left running: the private MariaDB in $db_dir (--keep-db), stop it with $(db_command stop)"
+    elif [ "$db_started" -eq 0 ] && db_running; then
+        echo "left running: nothing; the private MariaDB in $db_dir was running before this run and still is"
+    elif db_running; then
+        echo "left running: the private MariaDB in $db_dir (it did not stop), stop it with $(db_command stop)"
+    else
+        echo "left running: nothing"
+    fi
+    exit "$status"
+}
+trap finish EXIT
 
 prepare_deps || die "installing dependencies failed"
 prepare_build "$results_dir/build.log" || exit 1
+db_running || db_started=1
 prepare_db || die "the private MariaDB did not start (scripts/db.sh start)"
 db_pid_flag=()
 if pid=$(db_pid); then
@@ -87,6 +128,6 @@ else
     echo "$script: no $db_dir/mysqld.pid: mariadbd's CPU will not be measured" >&2
 fi
 
-exec "${harness[@]}" modelbench.reproduce --size "$size" --experiments "$experiments" \
-    --servers "$models" --results-dir "$results_dir" --build-dir "$build_dir" \
-    --command "$command_line" "${db_pid_flag[@]}"
+"${harness[@]}" modelbench.reproduce --size "$size" --experiments "$experiments" \
+    --servers "$systems" ${repeats:+--repeats "$repeats"} --results-dir "$results_dir" \
+    --build-dir "$build_dir" --command "$command_line" "${db_pid_flag[@]}"

@@ -4,10 +4,12 @@
 Starts the blocking and async servers of a build as the reference, then each real peer through
 the project's own commands (servers/php/apache-server, servers/node/node-server, and
 node-server --cluster) on a free port, and checks that /html, /json, /hello and /factorial?n=25
-answer the reference's status, Content-Type, Content-Length and body, byte for byte; that the
-node peer's /tasks answers at once while its log reads task one, task three, then task two; that
-each peer's process tree is the server it says (Apache's prefork children, a node worker per
-core); and that SIGTERM stops the whole tree with exit status 0.
+answer the reference's status, Content-Type, Content-Length and body, byte for byte; that /tasks
+answers the body of the model it stands for: the node peer at once while its log reads task one,
+task three, then task two (the async server's demo), the php peer after task two, its log reading
+task one, task two, task three (the blocking server's); that each peer's process tree is the
+server it says (Apache's prefork children, a node worker per core); and that SIGTERM stops the
+whole tree with exit status 0.
 
 usage: peers_test.py SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER   (scripts/ on PYTHONPATH, as CTest
 runs it: the servers are started by the harness package, modelbench)
@@ -97,27 +99,36 @@ def task_lines(server):
     return runs.task_lines(server.process.stderr_path)
 
 
-def check_tasks(checks, peer, reference_body):
+def check_tasks(checks, peer, reference_body, waits_for_task_two):
+    """/tasks answers the reference's body; a peer that waits for task two answers after the delay
+    and logs task one, two, three; one that does not answers at once and logs one, three, two."""
     path = f"/tasks?delay_ms={TASK_DELAY_MS}"
     before = len(task_lines(peer))
     start = time.monotonic()
     status, _, body = request(peer, path)
     elapsed_ms = (time.monotonic() - start) * 1000
     checks.check(status == 200 and body == reference_body,
-                 f"{peer.name} {path}: the async server's body", first_difference(reference_body, body))
-    checks.check(elapsed_ms < TASK_DELAY_MS / 2,
-                 f"{peer.name} {path}: answered at once, before task two",
-                 f"the response took {elapsed_ms:.0f} ms")
+                 f"{peer.name} {path}: the {'blocking' if waits_for_task_two else 'async'} "
+                 "server's body", first_difference(reference_body, body))
+    if waits_for_task_two:
+        checks.check(elapsed_ms >= TASK_DELAY_MS, f"{peer.name} {path}: answered after task two",
+                     f"the response took {elapsed_ms:.0f} ms")
+        expected = ["task one", "task two", "task three"]
+    else:
+        checks.check(elapsed_ms < TASK_DELAY_MS / 2,
+                     f"{peer.name} {path}: answered at once, before task two",
+                     f"the response took {elapsed_ms:.0f} ms")
+        expected = ["task one", "task three", "task two"]
     deadline = time.monotonic() + TASK_DELAY_MS / 1000 + 5
     while len(task_lines(peer)) < before + 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     lines = task_lines(peer)[before:]
     order = [task for _, _, task in lines]
-    checks.check(order == ["task one", "task three", "task two"] and len({d for _, d, _ in lines}) == 1,
-                 f"{peer.name} {path}: the log reads task one, task three, task two",
-                 f"got {lines}")
+    checks.check(order == expected and len({d for _, d, _ in lines}) == 1,
+                 f"{peer.name} {path}: the log reads {', '.join(expected)}", f"got {lines}")
     if len(lines) == 3:
-        waited = (lines[2][0] - lines[0][0]) % 86_400_000
+        two = next((ms for ms, _, task in lines if task == "task two"), lines[0][0])
+        waited = (two - lines[0][0]) % 86_400_000
         checks.check(TASK_DELAY_MS - 5 <= waited <= TASK_DELAY_MS + 1000,
                      f"{peer.name} {path}: task two {TASK_DELAY_MS} ms after task one",
                      f"{waited} ms")
@@ -157,7 +168,8 @@ def main():
             asynchronous = start("async", targets.server_command(async_binary), work)
             servers.append(asynchronous)
             reference = reference_pages(checks, blocking, asynchronous)
-            tasks_body = request(asynchronous, f"/tasks?delay_ms={TASK_DELAY_MS}")[2]
+            tasks_bodies = {waits: request(server, f"/tasks?delay_ms={TASK_DELAY_MS}")[2]
+                            for waits, server in ((True, blocking), (False, asynchronous))}
 
             php = os.path.join(source, "servers/php/apache-server")
             node = os.path.join(source, "servers/node/node-server")
@@ -175,17 +187,16 @@ def main():
                 servers.append(peer)
                 checks.check(True, f"{name}: starts and prints its ready line ({peer.base_url})")
                 compare_pages(checks, peer, reference)
+                check_tasks(checks, peer, tasks_bodies[name == "php"],
+                            waits_for_task_two=name == "php")
                 if name == "php":
                     # prefork: the parent and StartServers (5) children, each running PHP
                     # in-process.
                     check_tree(checks, peer, "apache2", at_least=6)
+                elif name == "node --cluster":
+                    check_tree(checks, peer, "node", at_least=workers + 1, exactly=workers + 1)
                 else:
-                    check_tasks(checks, peer, tasks_body)
-                    if name == "node --cluster":
-                        check_tree(checks, peer, "node", at_least=workers + 1,
-                                   exactly=workers + 1)
-                    else:
-                        check_tree(checks, peer, "node", at_least=1, exactly=1)
+                    check_tree(checks, peer, "node", at_least=1, exactly=1)
                 servers.remove(peer)
                 check_stop(checks, peer)
         finally:

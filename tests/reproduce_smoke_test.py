@@ -1,29 +1,42 @@
 """CTest `reproduce_smoke`: runs `scripts/reproduce.sh --smoke` against the servers of the build
 tree CTest runs in (BUILD_DIR) and checks what it produced:
-  - the script succeeded and every run of the smoke plan (modelbench.reproduce.plan: every
-    experiment for both servers, and async cluster in E1b) is in results.csv;
+  - the script succeeded, its last line says what it left running, the private MariaDB is as it
+    was before (running or not), and no server process of this checkout outlived the run;
+  - every run of the smoke plan (modelbench.reproduce.plan: every experiment on php, node,
+    blocking and async, and the cluster variants in E1b) is in results.csv;
   - every figure of every run in results.csv is positive (CPU of mariadbd only where the
     endpoint queries it; siege's 10-ms-resolution percentiles, and CPU ticks of runs shorter
     than half a second, may read 0);
   - no failed and no non-2xx requests, except E3's expected Length failures without -l;
-  - report.md has every experiment's section with both models, no missing figure, a verdict
-    for every finding, and non-empty PNG plots.
+  - report.md has every experiment's section with the four systems' columns (six in E1b), no
+    missing figure, the model-against-real section with every row for each pair, a verdict word
+    for both sides of every claim, a cause beside every "not reproduced", and non-empty PNGs;
+  - the verdicts follow the ranges over the rounds: in a copy of the results with a second
+    round written in, a claim whose rounds fall on both sides of its criterion is judged
+    inconclusive, and reproduced or not reproduced when both rounds agree.
 
   reproduce_smoke_test.py SOURCE_DIR BUILD_DIR     (scripts/ on PYTHONPATH, as CTest runs it)
 """
 
+import copy
 import csv
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
-from modelbench.reproduce import plan
+import psutil
+
+from modelbench.repeats import VERDICTS
+from modelbench.reproduce import plan, report
 
 EXPECTED_IDS = [step.run_id for step in plan.steps("smoke")]
 LOAD_FIGURES = ["complete", "requests_per_s", "mean_ms", "max_ms", "transfer_kib_s",
                 "duration_s", "wall_s", "client_cpu_s", "server_peak_threads",
-                "server_peak_rss_mib"]
+                "server_peak_processes", "server_peak_rss_mib"]
 # /proc counts CPU in 10 ms ticks: a run shorter than this may truly read 0 ticks.
 TICK_FIGURES = ["server_cpu_s", "machine_busy_pct"]
 TICK_RESOLVED_S = 0.5
@@ -32,7 +45,12 @@ STANDALONE_FIGURES = ["iterations", "real_s", "user_s", "sys_s", "iterations_per
                       "db_cpu_s", "server_peak_rss_mib"]
 TASKS_FIGURES = ["delay_ms", "response_ms", "task_two_after_task_one_ms"]
 DATABASE_ENDPOINTS = ("/html", "/json")
-REPORT_SECTIONS = ["## E1a", "## E1b", "## E2", "## E3", "## E4", "## Findings"]
+REPORT_SECTIONS = ["## E1a", "## E1b", "## E2", "## E3", "## E4", "## Model against the real "
+                   "system", "### Verdicts", "## Findings"]
+FOUR = "| php | blocking | node | async |"
+CLAIMS = 16
+SERVER_PROGRAMS = ("apache2", "node", "blocking-server", "async-server", "apache-server",
+                   "node-server")
 
 problems = []
 
@@ -78,7 +96,7 @@ def check_row(row):
     check_positive(row, LOAD_FIGURES + PERCENTILES + ticks, allow_zero)
     failed, length = number(row, "failed"), number(row, "failed_length")
     expect(number(row, "non2xx") == 0, f"{run_id}: {row['non2xx']} non-2xx responses")
-    if row["experiment"] == "E3" and not run_id.endswith("-l"):
+    if row["experiment"] == "E3" and not row["base"].endswith("-l"):
         # ab takes the first length as the reference: a random factorial differs most times.
         expect(length is not None and length > 0, f"{run_id}: no Length failures, expected some")
         expect(failed == length, f"{run_id}: {failed} failed, not all of them Length failures")
@@ -86,25 +104,40 @@ def check_row(row):
         expect(failed == 0, f"{run_id}: {row['failed']} failed requests")
 
 
-def check_report(directory):
+def section(report_text, heading):
+    """The text of a section, from its heading to the next heading of the same level."""
+    level = heading.split()[0]
+    match = re.search(rf"^{re.escape(heading)}.*?$(.*?)(?=^{level} |\Z)", report_text,
+                      re.MULTILINE | re.DOTALL)
+    return match.group(1) if match else ""
+
+
+def table_rows(text):
+    return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def check_report(directory, cores):
     path = os.path.join(directory, "report.md")
     if not os.path.exists(path):
         problems.append("no report.md")
         return
     with open(path) as f:
-        report = f.read()
-    for section in REPORT_SECTIONS:
-        expect(section in report, f"report.md: no section '{section}'")
-    for header in ("| blocking -c 200 |", "| async -c 200 |", "async cluster",
-                   "| blocking | async |"):
-        expect(header in report, f"report.md: no column '{header}'")
-    findings = report.split("## Findings", 1)[-1]
-    expect("**not measured**" not in findings, "report.md: a finding is 'not measured'")
-    tables = report.split("## Findings", 1)[0].split("## E1a", 1)[-1]
-    for line in tables.splitlines():
-        # '–' marks a figure that was not measured; the blog columns leave cells empty instead.
-        expect(not (line.startswith("|") and " – " in line),
-               f"report.md: missing figure in '{line}'")
+        text = f.read()
+    for heading in REPORT_SECTIONS:
+        expect(heading in text, f"report.md: no section '{heading}'")
+    six = f"| php | blocking | node | async | node cluster ×{cores} | async cluster ×{cores} |"
+    for heading, header, count in (("## E1a", FOUR, 1), ("## E1b", six, 3), ("## E2", FOUR, 2),
+                                   ("## E3", "| php | php -l | blocking | blocking -l | node | "
+                                    "node -l | async | async -l |", 1), ("## E4", FOUR, 2)):
+        found = section(text, heading).count(header)
+        expect(found == count, f"report.md {heading}: {found} tables with the columns "
+               f"'{header}', expected {count}")
+    experiments = text.split("## E1a", 1)[-1].split("## CPU split", 1)[0]
+    for line in table_rows(experiments):
+        # '–' marks a figure that was not measured; ranges are empty in a single round.
+        expect(" – " not in line, f"report.md: missing figure in '{line}'")
+    check_models(section(text, "## Model against the real system"), cores)
+    check_findings(text)
     for png in ("e1b-requests-per-s.png", "e1b-latency.png", "cpu-split.png"):
         png_path = os.path.join(directory, png)
         ok = os.path.exists(png_path) and os.path.getsize(png_path) > 1000
@@ -112,6 +145,89 @@ def check_report(directory):
             with open(png_path, "rb") as f:
                 ok = f.read(8) == b"\x89PNG\r\n\x1a\n"
         expect(ok, f"{png}: missing, empty or not a PNG")
+
+
+def check_models(text, cores):
+    """Each pair's table holds requests/s at every concurrency, the shape, the CPU per request
+    of the server and of mariadbd, threads and processes, every cell measured."""
+    pairs = {"### blocking ↔ php": 18, "### async ↔ node": 18,
+             f"### async cluster ×{cores} ↔ node cluster ×{cores}": 11}
+    for heading, rows_expected in pairs.items():
+        rows = table_rows(section(text, heading))[2:]
+        expect(len(rows) == rows_expected,
+               f"report.md '{heading}': {len(rows)} rows, expected {rows_expected}")
+        labels = " ".join(row.split("|")[1] for row in rows)
+        for needed in ["requests/s, -c 1", "requests/s, -c 20", "requests/s, -c 200",
+                       "shape", "server CPU per /html request", "mariadbd CPU per /html request",
+                       "peak threads", "peak processes"]:
+            expect(needed in labels, f"report.md '{heading}': no row '{needed}'")
+        for row in rows:
+            expect(" – " not in row, f"report.md '{heading}': missing figure in '{row}'")
+    verdicts = table_rows(section(text, "### Verdicts"))[2:]
+    expect(len(verdicts) == CLAIMS, f"report.md Verdicts: {len(verdicts)} claims, expected "
+           f"{CLAIMS}")
+    for row in verdicts:
+        cells = [c.strip().strip("*") for c in row.strip("|").split("|")]
+        expect(len(cells) == 3 and cells[1] in VERDICTS and cells[2] in VERDICTS,
+               f"report.md Verdicts: not a verdict word for both sides in '{row}'")
+        expect("not measured" not in cells, f"report.md Verdicts: a claim not measured: {row}")
+
+
+def check_findings(text):
+    rows = table_rows(section(text, "## Findings"))[2:]
+    expect(len(rows) == 2 * CLAIMS, f"report.md Findings: {len(rows)} rows, expected 2 per "
+           "claim")
+    for row in rows:
+        if "**not reproduced**" in row:
+            cause = row.split("**Cause:**", 1)[1] if "**Cause:**" in row else ""
+            expect(re.search(r"\d", cause) is not None,
+                   f"report.md Findings: a 'not reproduced' without a measured cause: {row}")
+
+
+def check_inconclusive(directory):
+    """Rewrites a copy of the results with a second round of the async server's E1b runs and
+    checks the models' cluster verdict against the round's gains: both rounds at ×1.0 give
+    'not reproduced', both at ×1.6 'reproduced', one of each 'inconclusive'."""
+    with tempfile.TemporaryDirectory(prefix="reproduce_smoke.") as work:
+        copy_dir = os.path.join(work, "results")
+        shutil.copytree(directory, copy_dir, ignore=shutil.ignore_patterns("raw"))
+        runs = report.load_runs(copy_dir)
+        for gains, expected in (((1.0, 1.0), "not reproduced"), ((1.6, 1.6), "reproduced"),
+                                ((1.0, 1.6), "inconclusive")):
+            for c in (20, 200):
+                single = runs[f"e1b-async-c{c}-r1"]
+                rate = single["figures"]["requests_per_s"]
+                for round_, gain in enumerate(gains, 1):
+                    for base, value in ((f"e1b-async-c{c}", rate),
+                                        (f"e1b-async-cluster-c{c}", rate * gain)):
+                        record = copy.deepcopy(runs[f"{base}-r1"])
+                        record.update(id=f"{base}-r{round_}", round=round_)
+                        record["figures"]["requests_per_s"] = value
+                        with open(os.path.join(copy_dir, "runs", f"{record['id']}.json"),
+                                  "w") as f:
+                            json.dump(record, f)
+            report.write(copy_dir)
+            with open(os.path.join(copy_dir, "report.md")) as f:
+                verdicts = section(f.read(), "### Verdicts")
+            row = next((line for line in table_rows(verdicts) if "| E1b cluster |" in line), "")
+            got = row.strip("|").split("|")[-1].strip().strip("*") if row else "no row"
+            expect(got == expected, f"cluster gains ×{gains[0]} and ×{gains[1]} in two rounds: "
+                   f"models' verdict '{got}', expected '{expected}'")
+
+
+def db_running(source_dir):
+    return subprocess.run(["bash", os.path.join(source_dir, "scripts", "db.sh"), "status"],
+                          capture_output=True).returncode == 0
+
+
+def server_processes(paths):
+    """pid -> command line of the servers now running from these directories."""
+    found = {}
+    for process in psutil.process_iter(["pid", "name", "cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        if process.info["name"] in SERVER_PROGRAMS and any(p in cmdline for p in paths):
+            found[process.info["pid"]] = cmdline
+    return found
 
 
 def main():
@@ -124,8 +240,21 @@ def main():
     command = [os.path.join(source_dir, "scripts", "reproduce.sh"), "--smoke",
                "--results-dir", results]
     print("running:", " ".join(command), "(BUILD_DIR=" + build_dir + ")", flush=True)
-    status = subprocess.run(command, env={**os.environ, "BUILD_DIR": build_dir}).returncode
-    expect(status == 0, f"reproduce.sh --smoke exited with {status}")
+    db_before = db_running(source_dir)
+    servers_before = server_processes([source_dir, build_dir, results])
+    run = subprocess.run(command, env={**os.environ, "BUILD_DIR": build_dir},
+                         stdout=subprocess.PIPE, text=True, errors="replace")
+    print(run.stdout, flush=True)
+    expect(run.returncode == 0, f"reproduce.sh --smoke exited with {run.returncode}")
+    last = run.stdout.rstrip("\n").splitlines()[-1] if run.stdout.strip() else ""
+    expect(last.startswith("left running: nothing"),
+           f"reproduce.sh's last line is '{last}', expected 'left running: nothing...'")
+    expect(db_running(source_dir) == db_before,
+           f"the private MariaDB was {'running' if db_before else 'stopped'} before the run and "
+           f"is {'running' if not db_before else 'stopped'} after it")
+    left = {pid: cmd for pid, cmd in server_processes([source_dir, build_dir, results]).items()
+            if pid not in servers_before}
+    expect(not left, f"servers left running after the run: {left}")
 
     csv_path = os.path.join(results, "results.csv")
     rows = {}
@@ -138,7 +267,10 @@ def main():
         expect(run_id in rows, f"results.csv: no row '{run_id}'")
     for row in rows.values():
         check_row(row)
-    check_report(results)
+    cores = next((int(float(r["cores"])) for r in rows.values() if r.get("cores")), 0)
+    check_report(results, cores)
+    if all(f"e1b-{s}-c{c}-r1" in rows for s in ("async", "async-cluster") for c in (20, 200)):
+        check_inconclusive(results)
 
     if problems:
         print(f"\n{len(problems)} problem(s) in {results}:")

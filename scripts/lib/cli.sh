@@ -69,6 +69,19 @@ prepare_db() {
     if [ -n "${DB_PORT:-}" ]; then export MYSQL_TCP_PORT=$DB_PORT; fi
 }
 
+# db_running: the private MariaDB runs (quietly).
+db_running() {
+    bash "$root/scripts/db.sh" status >/dev/null 2>&1
+}
+
+# db_command ARGS: the db.sh command line for this instance, as a user would type it.
+db_command() {
+    local env=""
+    [ -z "${DB_DIR:-}" ] || env+="DB_DIR=$DB_DIR "
+    [ -z "${DB_PORT:-}" ] || env+="DB_PORT=$DB_PORT "
+    echo "${env}scripts/db.sh $*"
+}
+
 # db_pid: mariadbd's pid, for its CPU; fails when its pid file is missing.
 db_pid() {
     local pid

@@ -11,8 +11,10 @@ database) and run its modules as `python3 -m modelbench.NAME` with scripts/ on P
   loadtools   ab, siege and slowhttptest: command lines and the parsers of their outputs
   measure     a command run while the server, mariadbd and the machine are sampled
   runs        one measured run of a load tool, recorded as runs/ID.json beside its raw outputs
+  repeats     figures of repeated runs: median, range, and verdicts against a criterion
   tables      figures and Markdown tables for the reports
-  reproduce/  the blog experiments (scripts/reproduce.sh): plan, checks, report, findings, plots
+  reproduce/  the posts' experiments on four systems (scripts/reproduce.sh): plan, checks,
+              results, report, findings, plots
   bench/      each server against the database's ceiling (scripts/bench.sh) and its report
   stress/     overload, slow clients, database faults, leaks, memory (scripts/stress.sh)
   serve, profile, abcheck   scripts/serve.sh, scripts/profile.sh, tests/load/ab_check.sh

@@ -209,10 +209,16 @@ def _time_seconds(text, label):
     return int(minutes) * 60 + float(seconds)
 
 
+def standalone_iterations(text):
+    """The iterations a standalone loop says it ran: its 'standalone: N iterations ...' line (the
+    models' --standalone and the real peers' scripts alike)."""
+    return _number(r"^standalone: (\d+) iterations", text, "standalone:", int)
+
+
 def parse_standalone(text):
-    """The --standalone report: real/user/sys as `time` prints them, and iterations/s."""
+    """A model's --standalone report: real/user/sys as `time` prints them, and iterations/s."""
     return {
-        "iterations": _number(r"^standalone: (\d+) iterations", text, "standalone:", int),
+        "iterations": standalone_iterations(text),
         "real_s": _time_seconds(text, "real"),
         "user_s": _time_seconds(text, "user"),
         "sys_s": _time_seconds(text, "sys"),

@@ -1,6 +1,6 @@
 """The machine the runs share with the server, mariadbd, the load tool and whatever else runs:
-how busy it is, a gate that waits for a quiet machine and measures a polluted run again, and
-the open-file limit the runs need."""
+how busy it is, a gate that waits for a quiet machine and measures a polluted run again, the
+open-file limit the runs need, and the kernel's TCP counters of listen-queue overflows."""
 
 import resource
 import time
@@ -41,8 +41,12 @@ class QuietGate:
     POLLUTED_PCT = 20
     MAX_ATTEMPTS = 3
 
-    def __init__(self, log):
+    def __init__(self, log, idle_wait_s=IDLE_WAIT_S, max_attempts=MAX_ATTEMPTS):
+        """idle_wait_s and max_attempts bound the waiting: a quick run of the machinery (a smoke
+        test) waits less and measures once."""
         self.log = log
+        self.idle_wait_s = idle_wait_s
+        self.max_attempts = max_attempts
 
     def wait_for_load(self, max_load, max_wait_s):
         """Waits until the 1-minute load average is below max_load, at most max_wait_s; returns
@@ -67,7 +71,7 @@ class QuietGate:
 
     def wait_for_idle(self):
         """Waits until other processes keep less than IDLE_PCT of the machine busy (nothing of
-        ours runs now), at most IDLE_WAIT_S."""
+        ours runs now), at most idle_wait_s."""
         started = time.monotonic()
         next_note = 0.0
         while True:
@@ -75,7 +79,7 @@ class QuietGate:
             waited = time.monotonic() - started
             if busy < self.IDLE_PCT:
                 return
-            if waited >= self.IDLE_WAIT_S:
+            if waited >= self.idle_wait_s:
                 self.log(f"    other processes still keep {busy:.0f} % of the machine busy: "
                          "measuring anyway")
                 return
@@ -85,12 +89,12 @@ class QuietGate:
 
     def measure(self, attempt):
         """Runs attempt() (which returns (result, figures of measure.run)) on an idle machine,
-        again while other work polluted it, MAX_ATTEMPTS times at most; returns (result,
+        again while other work polluted it, max_attempts times at most; returns (result,
         figures, attempts)."""
-        for attempts in range(1, self.MAX_ATTEMPTS + 1):
+        for attempts in range(1, self.max_attempts + 1):
             self.wait_for_idle()
             result, figures = attempt()
-            if figures["other_cpu_pct"] <= self.POLLUTED_PCT or attempts == self.MAX_ATTEMPTS:
+            if figures["other_cpu_pct"] <= self.POLLUTED_PCT or attempts == self.max_attempts:
                 return result, figures, attempts
             self.log(f"    other processes took {figures['other_cpu_pct']} % of the machine "
                      "during the run: measuring it again")
@@ -112,3 +116,26 @@ def raise_open_files(needed):
         return shown(soft), shown(hard), False
     resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
     return shown(soft), shown(hard), True
+
+
+# The kernel's counters (/proc/net/netstat, TcpExt) of what a full listen queue does: a SYN or a
+# handshake's last ACK dropped because the accept queue was full (ListenOverflows), every drop at
+# a listener (ListenDrops, those included), and the SYNs clients sent again when the first went
+# unanswered (TCPSynRetrans, 1 s later, then 3 s...). They count for the whole network namespace:
+# other work on the machine adds to them.
+TCP_COUNTERS = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops",
+                "TCPSynRetrans": "syn_retransmits"}
+
+
+def tcp_counters():
+    """{listen_overflows, listen_drops, syn_retransmits} since boot; {} when unreadable."""
+    try:
+        with open("/proc/net/netstat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return {}
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:") and values.startswith("TcpExt:"):
+            row = dict(zip(names.split()[1:], values.split()[1:]))
+            return {key: int(row[name]) for name, key in TCP_COUNTERS.items() if name in row}
+    return {}

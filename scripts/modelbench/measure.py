@@ -1,8 +1,10 @@
 """A command run while the server, mariadbd and the whole machine are sampled: the figures of one
 measured run (wall time, CPU of each party in seconds, in % of one core and of the machine, the
-server's peak threads and RSS, how busy the machine was and how much of it other work took)."""
+server's peak threads, processes and RSS, how busy the machine was and how much of it other work
+took, and the kernel's listen-queue counters over the run)."""
 
 import os
+import select
 import subprocess
 import time
 
@@ -83,6 +85,7 @@ class RunSampler:
             cpu("server", seconds)
             ours += seconds
             out["server_peak_threads"] = self.server.peak_threads
+            out["server_peak_processes"] = self.server.peak_processes
             out["server_peak_rss_mib"] = round(self.server.peak_rss_kib / 1024.0, 1)
         if self.db is not None:
             cpu("db", self.db.cpu_seconds)
@@ -102,16 +105,22 @@ class RunSampler:
 def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_server=False,
         end_marker=None, timeout_s=900.0, log=print):
     """Runs command while sampling server and mariadbd; returns (exit code, figures). server is
-    what watches the server: sample(), cpu_seconds, peak_threads, peak_rss_kib (a ProcessTree
-    from Target.watch(); with child_is_server, the command itself is watched). The command's
-    own CPU is its rusage: client_cpu_* for a load tool, server_cpu_* for a server's standalone
-    mode.
+    what watches the server: sample(), cpu_seconds, peak_threads, peak_processes, peak_rss_kib (a
+    ProcessTree from Target.watch(); with child_is_server, the command itself is watched). The
+    command's own CPU is its rusage: client_cpu_* for a load tool, server_cpu_* for a server's
+    standalone mode, which is also timed as `time` does: real_s from its start to its exit,
+    user_s and sys_s.
 
     end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
     a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that
     outlasts timeout_s is killed (MeasureError); Ctrl-C stops the tool and goes on up."""
+    counters_before = machine.tcp_counters()
+    started = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    # Readable once the process has ended: the waits between samples end at its exit, so its
+    # real time is exact to the wake-up rather than to the sampling interval.
+    exited = os.pidfd_open(process.pid)
     sampler = RunSampler(
         processes.ProcessTree(process.pid, from_start=True) if child_is_server else server,
         database_tree(db_pid))
@@ -121,6 +130,7 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
     try:
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            real_s = time.monotonic() - started
             if ended_at is None:
                 sampler.sample()
             if pid != 0:
@@ -140,13 +150,20 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
                 progress = "" if os.path.basename(command[0]) == "siege" else tail(stderr_path, 1)
                 log(f"    ... {sampler.elapsed:.0f} s {progress}")
                 next_progress += PROGRESS_INTERVAL_S
-            time.sleep(SAMPLE_INTERVAL_S)
+            select.select([exited], [], [], SAMPLE_INTERVAL_S)
     except BaseException:
         process.kill()
         os.wait4(process.pid, 0)
         raise
+    finally:
+        os.close(exited)
     code = None if status is None else os.waitstatus_to_exitcode(status)
     own_cpu = usage.ru_utime + usage.ru_stime
+    counters_after = machine.tcp_counters()
+    counters = {key: counters_after[key] - before for key, before in counters_before.items()
+                if key in counters_after}
     if child_is_server:
-        return code, sampler.figures(server_cpu_seconds=own_cpu)
-    return code, sampler.figures(client_cpu_seconds=own_cpu)
+        timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
+                 "sys_s": round(usage.ru_stime, 3)}
+        return code, {**sampler.figures(server_cpu_seconds=own_cpu), **timed, **counters}
+    return code, {**sampler.figures(client_cpu_seconds=own_cpu), **counters}

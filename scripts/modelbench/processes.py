@@ -3,8 +3,8 @@
 A server is watched as a process tree: the process the harness started and its children (the
 async server's cluster workers; a real peer's worker processes), which a single-process server
 simply does not have. CPU is utime+stime, counted in clock ticks by the kernel, so a run's figure
-is exact to a tick whatever the sampling rate; threads are sampled (the peak of the sum over the
-tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.
+is exact to a tick whatever the sampling rate; threads and processes are sampled (the peak of the
+sum over the tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.
 """
 
 import signal
@@ -69,7 +69,8 @@ def threads(pid):
 
 
 class ProcessTree:
-    """CPU seconds, peak threads and peak RSS of a process and its descendants, sample by sample.
+    """CPU seconds, peak threads, peak processes and peak RSS of a process and its descendants,
+    sample by sample.
 
     Processes that appear during the run count from zero, and so does the root when from_start
     (a process started for the run); processes that end keep the figures last seen. Finding the
@@ -88,6 +89,7 @@ class ProcessTree:
         self._last_cpu = {}
         self._peak_rss = {}
         self.peak_threads = 0
+        self.peak_processes = 0
         self.sample(first=not from_start)
 
     def sample(self, first=False):
@@ -95,7 +97,7 @@ class ProcessTree:
         if self._scanned_at is None or now - self._scanned_at >= self.RESCAN_S:
             self._members = _members(self.root)
             self._scanned_at = now
-        threads_now = 0
+        threads_now = processes_now = 0
         for process in self._members:
             try:
                 with process.oneshot():
@@ -103,6 +105,7 @@ class ProcessTree:
                     threads_now += process.num_threads()
             except psutil.NoSuchProcess:
                 continue
+            processes_now += 1
             cpu = times.user + times.system
             self._start_cpu.setdefault(process.pid, cpu if first else 0.0)
             self._last_cpu[process.pid] = cpu
@@ -110,6 +113,7 @@ class ProcessTree:
             if peak is not None:
                 self._peak_rss[process.pid] = peak
         self.peak_threads = max(self.peak_threads, threads_now)
+        self.peak_processes = max(self.peak_processes, processes_now)
 
     @property
     def cpu_seconds(self):
@@ -161,6 +165,31 @@ def wait_gone(pid, poll_s=0.01):
     """Waits until pid has ended."""
     while alive(pid):
         time.sleep(poll_s)
+
+
+def descendants(pid):
+    """The processes below pid now (psutil.Process objects, which keep their identity should
+    the pid be reused); empty when pid is gone."""
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def end_survivors(members, wait_s):
+    """Waits up to wait_s for these processes to end, then kills those still there; returns
+    'PID (NAME)' of each that had to be killed."""
+    _, alive_members = psutil.wait_procs(members, timeout=wait_s)
+    killed = []
+    for process in alive_members:
+        try:
+            name = process.name()
+            process.kill()
+            killed.append(f"{process.pid} ({name})")
+        except psutil.NoSuchProcess:
+            continue
+    psutil.wait_procs(alive_members, timeout=wait_s)
+    return killed
 
 
 def tree(pid):

@@ -4,7 +4,8 @@ terminal. reproduce and stress build their reports from these records.
 
   ab          ab against a target, the server and mariadbd sampled meanwhile
   siege       the same with siege -v (its transaction lines give the percentiles)
-  standalone  a server's --standalone mode, the process itself measured
+  standalone  a standalone loop (a model's --standalone, a real peer's script), the process
+              itself measured and timed like `time`
   tasks       the /tasks demo: the task log lines and the client's times in one timeline
 """
 
@@ -117,7 +118,9 @@ class Runs:
                 end_marker=loadtools.SIEGE_DONE)
         return self._recorded(run_id, {"endpoint": path, **meta}, "siege", body)
 
-    def standalone(self, run_id, meta, command, timeout_s):
+    def standalone(self, run_id, meta, command, iterations, timeout_s):
+        """A standalone loop of `iterations`, timed from outside as `time` does (real from its
+        start to its exit, user and sys from its rusage), whatever the program prints."""
         def body(record):
             report, errors = self.raw(run_id, "standalone.txt"), self.raw(run_id, "standalone.err")
             record.update(command=" ".join(command), raw=[report, errors])
@@ -126,8 +129,20 @@ class Runs:
             if code != 0:
                 raise StepFailed(f"{os.path.basename(command[0])} exited with {code}: "
                                  f"{measure.tail(errors)}")
-            record["figures"] = {**loadtools.parse_standalone(read(report)), **sampled}
+            done = loadtools.standalone_iterations(read(report))
+            if done != iterations:
+                raise StepFailed(f"{os.path.basename(command[0])} ran {done} iterations, not "
+                                 f"{iterations}")
+            record["figures"] = {"iterations": iterations,
+                                 "iterations_per_s": round(iterations / sampled["real_s"], 1),
+                                 **sampled}
         return self._recorded(run_id, meta, "standalone", body)
+
+    def failed(self, run_id, meta, tool, cause):
+        """A run that could not take place (its server did not start, its warm-up failed)."""
+        def body(record):
+            raise StepFailed(cause)
+        return self._recorded(run_id, meta, tool, body)
 
     def tasks(self, run_id, meta, target, delay_ms):
         def body(record):

@@ -41,9 +41,7 @@ ab -c 200 -n 100000 {url}/hello
 ab -n 1000 -c 5 {url}/factorial
 ab -l -n 1000 -c 5 {url}/factorial
 {siege} -c 5 -d 1 -t 30S {url}/factorial
-"""
-    if kind.tasks_demo:
-        text += f"""
+
 # E4 /tasks: the deferred task; watch this terminal for the task lines
 ab -c 10 -n 10 '{url}/tasks?delay_ms=2000'
 {siege} -c 10 -d 1 -t 20S '{url}/tasks?delay_ms=2000'

@@ -6,10 +6,11 @@ process and its children (processes.ProcessTree).
 
 What the harness can start is a Kind: a program that takes `--listen HOST:PORT`, prints
 `listening on http://HOST:PORT/` on stdout once it accepts connections (with port 0, the port it
-got), and stops on SIGTERM with exit status 0. KINDS holds the two C++ models and the real peers
-(Apache+PHP and Node.js behind their launchers in servers/, whose workers are child processes of
-the launcher, so their CPU is the tree's); another server that keeps those three rules is one
-more entry there.
+got), and stops on SIGTERM with exit status 0, its whole process tree with it. KINDS holds the two
+C++ models and the real peers (Apache+PHP and Node.js behind their launchers in servers/, whose
+workers are child processes of the launcher, so their CPU is the tree's); another server that
+keeps those rules is one more entry there. Each kind also names its standalone loop (E1a: the
+/html workload N times in one process, no HTTP).
 """
 
 import json
@@ -27,6 +28,8 @@ from modelbench.checkout import Checkout
 READY_LINE = re.compile(r"listening on http://([^/\s]+)/")
 READY_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 20.0
+# How long the processes of a stopped server's tree may take to follow it before they are killed.
+LEFTOVER_WAIT_S = 5.0
 # A wildcard listening address is nothing to connect to; the loopback reaches it.
 WILDCARD_HOSTS = ("0.0.0.0", "[::]")
 
@@ -42,18 +45,21 @@ def server_command(program, flags=(), listen="127.0.0.1:0"):
 
 @dataclass(frozen=True)
 class Kind:
-    """A kind of server: where its program is, the flags that replicate it on every core (empty
-    when it has no such mode), and which of the C++ servers' extras it has: the /tasks demo, the
-    /status counters."""
+    """A kind of server: where its program is, the command line of its standalone loop for N
+    iterations, the flags that replicate it on every core (empty when it has no such mode),
+    whether it has the C++ servers' /status counters, and the flag that puts the files it writes
+    besides its stderr (configuration, logs) in a directory of the caller's (empty: none)."""
 
     name: str
     program: Callable[[Checkout], str]
+    standalone: Callable[[Checkout, int], list]
     cluster_flags: tuple = ()
-    tasks_demo: bool = True
     status: bool = True
+    files_flag: str = ""
 
-    def command(self, checkout, flags=(), listen="127.0.0.1:0"):
-        return server_command(self.program(checkout), flags, listen)
+    def command(self, checkout, flags=(), listen="127.0.0.1:0", files_dir=None):
+        files = [self.files_flag, files_dir] if self.files_flag and files_dir else []
+        return server_command(self.program(checkout), [*files, *flags], listen)
 
 
 def check_built(checkout, models):
@@ -64,13 +70,22 @@ def check_built(checkout, models):
             raise TargetError(f"{program} was not built")
 
 
+def model(binary, cluster_flags=()):
+    """A C++ model: its binary of the build tree, and its own --standalone mode."""
+    return Kind(binary.split("-")[0], lambda checkout: checkout.binary(binary),
+                lambda checkout, n: [checkout.binary(binary), "--standalone", str(n)],
+                cluster_flags)
+
+
 KINDS = {
-    "blocking": Kind("blocking", lambda checkout: checkout.binary("blocking-server")),
-    "async": Kind("async", lambda checkout: checkout.binary("async-server"), ("--workers", "0")),
-    "php": Kind("php", lambda checkout: checkout.peer("php", "apache-server"), tasks_demo=False,
-                status=False),
-    "node": Kind("node", lambda checkout: checkout.peer("node", "node-server"), ("--cluster",),
-                 status=False),
+    "blocking": model("blocking-server"),
+    "async": model("async-server", ("--workers", "0")),
+    "php": Kind("php", lambda checkout: checkout.peer("php", "apache-server"),
+                lambda checkout, n: ["php", checkout.peer("php", "html_cli.php"), str(n)],
+                status=False, files_flag="--dir"),
+    "node": Kind("node", lambda checkout: checkout.peer("node", "node-server"),
+                 lambda checkout, n: ["node", checkout.peer("node", "standalone.js"), str(n)],
+                 ("--cluster",), status=False),
 }
 
 
@@ -85,6 +100,7 @@ class ServerProcess:
         self.stderr_path = f"{log_prefix}.server.log" if log_prefix else None
         self.echo = echo
         self.address = None
+        self.left_behind = []
         self._ready = threading.Event()
         stderr = open(self.stderr_path, "wb") if self.stderr_path else None
         try:
@@ -149,7 +165,10 @@ class ServerProcess:
 
     def stop(self, sig=signal.SIGTERM, timeout_s=STOP_TIMEOUT_S):
         """Sends sig and waits for the exit: its status, or None when the server was still
-        there after timeout_s and had to be killed."""
+        there after timeout_s and had to be killed. The processes of its tree that outlive it
+        by LEFTOVER_WAIT_S are killed and listed in left_behind."""
+        members = processes.descendants(self.pid)
+        killed = False
         if self.process.poll() is None:
             self.process.send_signal(sig)
             try:
@@ -157,10 +176,10 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-                self._reader.join(5)
-                return None
+                killed = True
+        self.left_behind += processes.end_survivors(members, LEFTOVER_WAIT_S)
         self._reader.join(5)
-        return self.process.returncode
+        return None if killed else self.process.returncode
 
 
 class Target:

@@ -13,9 +13,9 @@ over ab's (/hello).
 import csv
 import json
 import os
-import statistics
 import sys
 
+from modelbench.repeats import median
 from modelbench.tables import fmt
 
 CEILING_OF = {
@@ -54,11 +54,6 @@ def number(value):
         return float(value)
     except (TypeError, ValueError):
         return None
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
 
 
 def per_request_ms(row, key):

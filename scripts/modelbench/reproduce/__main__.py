@@ -1,7 +1,9 @@
 """The driver of scripts/reproduce.sh, which parses the command line and prepares packages,
-build and database, then runs this: the system checks, every step of the plan against a freshly
-started server (one at a time), and the report. A failed step is recorded in steps.tsv with its
-cause and log and the others still run; the exit status is 1 when any failed."""
+build and database, then runs this: the system checks, every step of the plan in its rounds
+against a freshly started server (one at a time, each measured on a quiet machine and measured
+again when other work polluted it), and the report. A failed step is recorded in steps.tsv with
+its cause and log and the others still run; the exit status is 1 when any failed. Every server
+it started is stopped, its whole process tree, before it ends."""
 
 import argparse
 import datetime
@@ -11,13 +13,18 @@ import time
 
 import psutil
 
-from modelbench import processes
+from modelbench import machine, processes
 from modelbench import runs as measured_runs
 from modelbench import targets
 from modelbench.checkout import Checkout
+from modelbench.processes import CORES
 from modelbench.reproduce import checks, plan, report
 
 STANDALONE_TIMEOUT_S = 1200
+# Before the first run: a 1-minute load average below one per two cores, waited for this long at
+# most; then the gate waits before each run for a machine others leave nearly idle.
+MAX_LOAD = CORES / 2
+MAX_LOAD_WAIT_S = 300
 
 
 def log(message=""):
@@ -36,9 +43,14 @@ class Reproduction:
         self.size = plan.SIZES[args.size]
         self.runs = measured_runs.Runs(self.dir, args.db_pid, self.checkout.script("siegerc"),
                                        log)
+        # A smoke run checks the machinery, not the figures: it does not wait, and measures once.
+        self.gate = (machine.QuietGate(log, idle_wait_s=0, max_attempts=1)
+                     if args.size == "smoke" else machine.QuietGate(log))
         self.steps_file = os.path.join(self.dir, "steps.tsv")
         open(self.steps_file, "w").close()
         self.failures = 0
+        self.servers = []  # every ServerProcess started, to account for at the end
+        self.remeasured = 0
 
     def fail(self, run_id, cause, log_path):
         self.failures += 1
@@ -48,66 +60,79 @@ class Reproduction:
         log(f"    log: {log_path}")
 
     def run(self, step):
-        kind = targets.KINDS[step.model]
-        if step.tool == "standalone":
-            command = [kind.program(self.checkout), "--standalone", str(step.settings["n"])]
-            self.check_record(step, self.runs.standalone(step.run_id, self.meta(step), command,
-                                                         STANDALONE_TIMEOUT_S))
-            return
-        flags = kind.cluster_flags if step.variant == "cluster" else ()
-        prefix = os.path.join(self.raw, step.run_id)
-        try:
-            target = targets.start(step.run_id, kind.command(self.checkout, flags), prefix)
-        except targets.TargetError as error:
-            self.fail(step.run_id, str(error), f"{prefix}.server.log")
-            return
-        with target:
-            record = self.measure(step, target)
-            if record is not None:
-                self.check_record(step, record)
-            self.finish(step, target)
-        if step.tool != "tasks":
-            log(f"    pausing {self.size['pause_s']} s for TIME_WAIT ({time_wait_sockets()} "
-                "sockets)")
-            time.sleep(self.size["pause_s"])
+        if step.tool == "tasks":
+            # Not a measurement: the order of three log lines, which other work cannot change.
+            self.attempt(step, 1)
+        else:
+            attempts = iter(range(1, self.gate.max_attempts + 1))
+            _, _, count = self.gate.measure(lambda: self.attempt(step, next(attempts)))
+            self.remeasured += count > 1
+        if step.tool != "standalone":
+            pause = self.size["pause_s"] if step.pause else 1
+            log(f"    pausing {pause} s for TIME_WAIT ({time_wait_sockets()} sockets)")
+            time.sleep(pause)
 
     @staticmethod
-    def meta(step):
-        return {"experiment": step.experiment, "server": step.model, "variant": step.variant}
+    def meta(step, attempt):
+        return {"experiment": step.experiment, "server": step.server.key,
+                "system": step.server.system,
+                "variant": "cluster" if step.server.cluster else "single",
+                "base": step.base, "round": step.round, "attempt": attempt,
+                "server_flags": " ".join(step.flags)}
 
-    def measure(self, step, target):
-        """The step's run against its server: its record, or None when the warm-up failed."""
-        settings = step.settings
-        if step.tool == "tasks":
-            return self.runs.tasks(step.run_id, self.meta(step), target, settings["delay_ms"])
-        if not self.warm_up(step, target):
-            return None
-        if step.tool == "ab":
-            return self.runs.ab(step.run_id, self.meta(step), target, step.path, settings["c"],
-                                settings["n"],
-                                variable_length=settings.get("variable_length", False))
-        return self.runs.siege(step.run_id, self.meta(step), target, step.path, settings["c"],
-                               1, settings["time"])
-
-    def check_record(self, step, record):
+    def attempt(self, step, attempt):
+        """One measurement of the step: (its record, the figures the gate judges). A step that
+        failed is not measured again."""
+        record = self.measure(step, attempt)
         if record["status"] != "ok":
             self.fail(step.run_id, record["cause"], os.path.join(self.raw, f"{step.run_id}.*"))
+        return record, record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0}
+
+    def measure(self, step, attempt):
+        """The step's run, against a server started for it: its record."""
+        kind = targets.KINDS[step.server.system]
+        meta = self.meta(step, attempt)
+        settings = step.settings
+        if step.tool == "standalone":
+            return self.runs.standalone(step.run_id, meta,
+                                        kind.standalone(self.checkout, settings["n"]),
+                                        settings["n"], STANDALONE_TIMEOUT_S)
+        prefix = os.path.join(self.raw, step.run_id)
+        command = kind.command(self.checkout, [*step.server.flags, *step.flags],
+                               files_dir=prefix + ".files")
+        try:
+            target = targets.start(step.run_id, command, prefix)
+        except targets.TargetError as error:
+            return self.runs.failed(step.run_id, meta, step.tool, str(error))
+        self.servers.append(target.process)
+        with target:
+            if step.tool == "tasks":
+                record = self.runs.tasks(step.run_id, meta, target, settings["delay_ms"])
+            elif not self.warm_up(step, target):
+                record = self.runs.failed(
+                    step.run_id, meta, step.tool,
+                    f"GET {step.path} did not answer 200 before the run (body in "
+                    f"{prefix}.warmup.body, server log {target.process.stderr_path})")
+            elif step.tool == "ab":
+                record = self.runs.ab(step.run_id, meta, target, step.path, settings["c"],
+                                      settings["n"],
+                                      variable_length=settings.get("variable_length", False))
+            else:
+                record = self.runs.siege(step.run_id, meta, target, step.path, settings["c"], 1,
+                                         settings["time"])
+            self.finish(step, target)
+        return record
 
     def warm_up(self, step, target):
         """One request of the step's path, which must answer 200, before the measured run."""
-        path = step.path
-        reply = target.get(path, timeout=30)
-        body_path = os.path.join(self.raw, f"{step.run_id}.warmup.body")
-        with open(body_path, "wb") as f:
+        reply = target.get(step.path, timeout=30)
+        with open(os.path.join(self.raw, f"{step.run_id}.warmup.body"), "wb") as f:
             f.write(reply.body)
-        if reply.status == 200:
-            return True
-        self.fail(step.run_id, f"GET {path} answered '{reply.status or reply.error}' before the "
-                  f"run (body in {body_path})", target.process.stderr_path)
-        return False
+        return reply.status == 200
 
     def finish(self, step, target):
-        """Stops the server; one that does not exit 0 on SIGTERM fails the step."""
+        """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its
+        tree behind, fails the step."""
         code = target.stop()
         if code is None:
             log(f"    server {target.pid} ignored SIGTERM for {targets.STOP_TIMEOUT_S:.0f} s; "
@@ -117,25 +142,46 @@ class Reproduction:
         elif code != 0:
             self.fail(step.run_id, f"the server exited with status {code} on SIGTERM",
                       target.process.stderr_path)
+        if target.process.left_behind:
+            self.fail(step.run_id, "the server left processes of its tree behind, killed: "
+                      + ", ".join(target.process.left_behind), target.process.stderr_path)
+
+    def stop_all(self):
+        """Stops any server still running (after an interruption); returns 'PID (NAME)' of every
+        process that had to be killed because it outlived its server."""
+        left = []
+        for server in self.servers:
+            if server.running():
+                server.stop()
+            left += server.left_behind
+        return left
 
 
-def write_settings(args, size, started):
-    html_n = ",".join(str(n) for n in size["html_n"])
+def write_settings(args, size, repeats, started):
     lines = [f"started={started}", f"size={args.size}", f"command={args.command}",
-             f"build_dir={args.build_dir}", f"standalone_n={size['standalone_n']}",
-             f"html_n={html_n}", f"hello_n={size['hello_n']}",
+             f"build_dir={args.build_dir}", f"repeats={repeats}",
+             f"standalone_n={size['standalone_n']}",
+             f"html_n={','.join(str(n) for n in size['html_n'])}", f"hello_n={size['hello_n']}",
              f"factorial_n={size['factorial_n']}", f"tasks_delay_ms={size['tasks_delay_ms']}",
-             f"siege={size['siege_users']} users, {size['siege_time']}"]
+             f"siege=500 users, {size['siege_time']}",
+             f"siege1000=1000 users, {size['siege1000_time']}",
+             f"somaxconn={checks.somaxconn()}"]
     with open(os.path.join(args.results_dir, "settings.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
+
+def progress(i, total, title, started):
+    elapsed = time.monotonic() - started
+    eta = f", about {elapsed / (i - 1) * (total - i + 1) / 60:.0f} min left" if i > 1 else ""
+    log(f"== [{i}/{total}] {title}   ({elapsed / 60:.1f} min elapsed{eta})")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=plan.SIZES, default="default")
     parser.add_argument("--experiments", default=",".join(plan.EXPERIMENTS))
-    parser.add_argument("--servers", default=",".join(plan.MODELS))
+    parser.add_argument("--servers", default=",".join(plan.SYSTEMS))
+    parser.add_argument("--repeats", type=int, help="rounds of every run (default: the size's)")
     parser.add_argument("--results-dir", required=True)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--db-pid", type=int, help="mariadbd, for its CPU")
@@ -144,10 +190,11 @@ def main():
     processes.sigterm_as_ctrl_c()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     size = plan.SIZES[args.size]
-    steps = plan.steps(args.size, args.experiments.split(","), args.servers.split(","))
+    repeats = args.repeats or size["repeats"]
+    steps = plan.steps(args.size, args.experiments.split(","), args.servers.split(","), repeats)
     reproduction = Reproduction(args)
     try:
-        targets.check_built(reproduction.checkout, {step.model for step in steps})
+        targets.check_built(reproduction.checkout, {step.server.system for step in steps})
     except targets.TargetError as error:
         print(f"reproduce.sh: {error}", file=sys.stderr)
         return 1
@@ -155,18 +202,26 @@ def main():
     log("== checks")
     with open(os.path.join(args.results_dir, "checks.txt"), "w") as f:
         f.write("\n".join(checks.system_checks(size, log)) + "\n")
-    write_settings(args, size, started)
+    write_settings(args, size, repeats, started)
 
     run_started = time.monotonic()
     try:
+        if args.size != "smoke":
+            load, waited = reproduction.gate.wait_for_load(MAX_LOAD, MAX_LOAD_WAIT_S)
+            log(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s "
+                "for it)")
         for i, step in enumerate(steps, 1):
-            log(f"== [{i}/{len(steps)}] {step.title}   "
-                f"({time.monotonic() - run_started:.0f} s elapsed)")
+            progress(i, len(steps), step.title, run_started)
             reproduction.run(step)
     except KeyboardInterrupt:
         log()
         log("reproduce.sh: interrupted")
+        reproduction.stop_all()
         return 130
+    left = reproduction.stop_all()
+    run_seconds = time.monotonic() - run_started
+    with open(os.path.join(args.results_dir, "settings.txt"), "a") as f:
+        f.write(f"run_s={run_seconds:.0f}\nremeasured={reproduction.remeasured}\n")
 
     log("== report")
     report_path = os.path.join(args.results_dir, "report.md")
@@ -181,7 +236,12 @@ def main():
         with open(report_path) as f:
             log(f.read())
     log()
-    log(f"== results in {args.results_dir} ({time.monotonic() - run_started:.0f} s of runs)")
+    log(f"== results in {args.results_dir} ({run_seconds / 60:.1f} min of runs, "
+        f"{reproduction.remeasured} of {len(steps)} runs measured again after other work "
+        "polluted them)")
+    log(f"== servers: all {len(reproduction.servers)} started by this run have stopped" +
+        (f"; processes that outlived their server were killed: {', '.join(left)}" if left
+         else ""))
     if reproduction.failures:
         log(f"== {reproduction.failures} step(s) failed:")
         with open(reproduction.steps_file) as f:

@@ -5,6 +5,7 @@ soft open-file limit is raised, up to the hard one)."""
 
 from modelbench import machine
 from modelbench.processes import CORES
+from modelbench.reproduce.plan import POSTS_BACKLOG, SIEGE_USERS
 
 SERVER_BACKLOG = 511
 
@@ -12,6 +13,11 @@ SERVER_BACKLOG = 511
 def _read(path):
     with open(path) as f:
         return f.read().strip()
+
+
+def somaxconn():
+    """net.core.somaxconn: the most any listen queue gets, whatever backlog a server asks."""
+    return int(_read("/proc/sys/net/core/somaxconn"))
 
 
 def system_checks(size, log):
@@ -23,7 +29,8 @@ def system_checks(size, log):
         lines.append(line)
         log(f"  {line}")
 
-    needed = 2 * size["siege_users"] + 400
+    users = max(SIEGE_USERS.values())
+    needed = 2 * users + 400
     soft, hard, enough = machine.raise_open_files(needed)
     soft_text = "unlimited" if soft is None else soft
     hard_text = "unlimited" if hard is None else hard
@@ -31,23 +38,24 @@ def system_checks(size, log):
         check("ok", "", f"open files: soft limit {soft_text} (these runs need about {needed}).")
     elif enough:
         check("ok", "", f"open files: soft limit {soft_text} is below the {needed} these runs "
-              f"need (siege -c {size['siege_users']} and the server); raised to {needed} for "
+              f"need (siege -c {users} and the server); raised to {needed} for "
               f"this run's processes only (hard limit {hard_text}).")
     else:
         check("warning", "ulimit -Hn 65536 (as root, or nofile in /etc/security/limits.conf)",
               f"open files: hard limit {hard_text} is below the {needed} these runs need; siege "
               "and the server will fail with 'Too many open files'.")
 
-    somaxconn = int(_read("/proc/sys/net/core/somaxconn"))
+    cap = somaxconn()
     syn_backlog = _read("/proc/sys/net/ipv4/tcp_max_syn_backlog")
-    if somaxconn < SERVER_BACKLOG:
+    if cap < SERVER_BACKLOG:
         check("warning", "sysctl -w net.core.somaxconn=4096",
-              f"listen backlog: net.core.somaxconn is {somaxconn}, so the servers' --backlog "
-              f"{SERVER_BACKLOG} is cut to {somaxconn}; bursts of new connections overflow the "
+              f"listen backlog: net.core.somaxconn is {cap}, so the servers' --backlog "
+              f"{SERVER_BACKLOG} is cut to {cap}; bursts of new connections overflow the "
               "queue and wait for a SYN retransmit (1 s, then 3 s: E2's 3 s longest request).")
     else:
-        check("ok", "", f"listen backlog: net.core.somaxconn {somaxconn} ≥ the servers' "
-              f"--backlog {SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}).")
+        check("ok", "", f"listen backlog: net.core.somaxconn {cap} ≥ the servers' "
+              f"--backlog {SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}); E2 also runs "
+              f"with --backlog {POSTS_BACKLOG}, the cap of the posts' kernels.")
 
     port_low, port_high = (int(p) for p in _read("/proc/sys/net/ipv4/ip_local_port_range").split())
     ports = port_high - port_low + 1
@@ -55,7 +63,7 @@ def system_checks(size, log):
     # Without keep-alive every request is a new connection whose port pair then stays in
     # TIME_WAIT for 60 s. The heaviest run opens this many within a minute (siege -d 1: two per
     # user a second).
-    burst = max(size["hello_n"], 120 * size["siege_users"])
+    burst = max(size["hello_n"], 120 * users)
     if tw_reuse == "0" and ports < burst:
         check("warning", "sysctl -w net.ipv4.tcp_tw_reuse=1 "
               "net.ipv4.ip_local_port_range='1024 65535'",

@@ -1,8 +1,15 @@
-"""What reproduce.sh runs: the counts of each size and the ordered steps of the experiments.
+"""What reproduce.sh runs: the servers, the counts of each size, and the ordered steps of the
+experiments, every one repeated in rounds.
 
-Run ids: e1a-<server>, e1b-<server>-c<C>, e2-<server>, e3-<server>[-l], e4-tasks-<server>,
-e4-siege-<server>; <server> is a model, or (E1b only) <model>-cluster: that model in its cluster
-mode (its Kind's cluster flags; async-cluster).
+The servers are the four systems — php (Apache+PHP), node (Node.js), and the models standing for
+them, blocking and async — and, in E1b, the cluster variants node-cluster and async-cluster
+(their Kind's cluster flags: one worker per core), the follow-up the first post proposed.
+
+Each experiment runs its steps once per round, rounds one after the other, and the order of the
+servers turns by one place every round, so that every server's repetitions are spread over the
+experiment's time and none always runs first or right after another. Run ids are
+<base>-r<round>, the base being e1a-<system>, e1b-<server>-c<C>, e2-<system>[-backlog128],
+e3-<system>[-l], e4-tasks-<system>, e4-siege-<system> (500 users) or e4-siege1000-<system>.
 """
 
 from dataclasses import dataclass, field
@@ -10,77 +17,141 @@ from dataclasses import dataclass, field
 from modelbench.targets import KINDS
 
 EXPERIMENTS = ("E1A", "E1B", "E2", "E3", "E4")
-# The servers the experiments compare (the real peers are kinds too, not yet in the plan).
-MODELS = ("blocking", "async")
+NAMES = {"E1A": "E1a", "E1B": "E1b", "E2": "E2", "E3": "E3", "E4": "E4"}
+SYSTEMS = ("php", "node", "blocking", "async")
 CONCURRENCIES = (1, 20, 200)
+# Linux capped every listen queue at 128 (net.core.somaxconn) before 5.4; E2's posts ran then.
+POSTS_BACKLOG = 128
+# A run that opened this many connections or more is followed by the size's pause, for its
+# TIME_WAIT sockets; smaller ones by a second.
+PAUSE_AFTER_CONNECTIONS = 5000
 
-# The blog's counts: standalone 1000; ab -c 20 -n 2000 and -c 200 -n 20000 (/html); ab -c 200
-# -n 100000 (/hello); ab -n 1000 -c 5 (/factorial); siege -c 500 -d 1 for 5 minutes.
-# pause_s lets the TIME_WAIT sockets of a run drain before the next.
+
+@dataclass(frozen=True)
+class Server:
+    """A server of the plan: its key (run ids, table columns), its system (a Kind), and whether
+    it runs in its cluster mode; real: one of the real systems rather than a model."""
+
+    key: str
+    system: str
+    cluster: bool = False
+
+    @property
+    def flags(self):
+        return KINDS[self.system].cluster_flags if self.cluster else ()
+
+    @property
+    def real(self):
+        return self.system in ("php", "node")
+
+
+# Table order: each real system beside the model that stands for it.
+SERVERS = {s.key: s for s in (Server("php", "php"), Server("blocking", "blocking"),
+                              Server("node", "node"), Server("async", "async"),
+                              Server("node-cluster", "node", True),
+                              Server("async-cluster", "async", True))}
+# Each model and the real system it stands for.
+PAIRS = (("blocking", "php"), ("async", "node"), ("async-cluster", "node-cluster"))
+
+# The posts' counts: standalone 1000; ab -c 20 -n 2000 and -c 200 -n 20000 (/html); ab -c 200
+# -n 100000 (/hello); ab -n 1000 -c 5 (/factorial); siege -c 500 -d 1 for 5 minutes and -c 1000
+# for 10. pause_s lets the TIME_WAIT sockets of a large run drain before the next.
 SIZES = {
-    "smoke": {"standalone_n": 1000, "html_n": (1000, 2000, 5000), "hello_n": 10000,
-              "factorial_n": 1000, "tasks_delay_ms": 500, "siege_users": 500,
-              "siege_time": "10S", "pause_s": 1},
-    "default": {"standalone_n": 1000, "html_n": (500, 2000, 10000), "hello_n": 50000,
-                "factorial_n": 1000, "tasks_delay_ms": 2000, "siege_users": 500,
-                "siege_time": "60S", "pause_s": 5},
+    "smoke": {"standalone_n": 200, "html_n": (100, 400, 1000), "hello_n": 2000,
+              "factorial_n": 200, "tasks_delay_ms": 300, "siege_time": "3S",
+              "siege1000_time": "3S", "pause_s": 1, "repeats": 1},
+    "default": {"standalone_n": 1000, "html_n": (500, 2000, 10000), "hello_n": 20000,
+                "factorial_n": 1000, "tasks_delay_ms": 2000, "siege_time": "15S",
+                "siege1000_time": "15S", "pause_s": 5, "repeats": 3},
     "full": {"standalone_n": 1000, "html_n": (1000, 2000, 20000), "hello_n": 100000,
-             "factorial_n": 1000, "tasks_delay_ms": 2000, "siege_users": 500,
-             "siege_time": "5M", "pause_s": 10},
+             "factorial_n": 1000, "tasks_delay_ms": 2000, "siege_time": "5M",
+             "siege1000_time": "10M", "pause_s": 10, "repeats": 3},
 }
+SIEGE_USERS = {"e4-siege": 500, "e4-siege1000": 1000}
 
 
 @dataclass
 class Step:
-    """One run: its id and title, the tool (standalone, ab, tasks, siege), the model and
-    variant (single, cluster) of the server, and the tool's settings."""
+    """One run: its id, the id it shares with its repetitions (base) and its round, a title, the
+    tool (standalone, ab, tasks, siege), the server and the flags it gets beyond its own, the
+    path and the tool's settings."""
 
     run_id: str
+    base: str
+    round: int
     title: str
     tool: str
     experiment: str
-    model: str
-    variant: str = "single"
+    server: Server
     path: str = ""
+    flags: tuple = ()
     settings: dict = field(default_factory=dict)
 
+    @property
+    def pause(self):
+        """Whether the size's pause follows: a siege run, or ab with many connections."""
+        return self.tool == "siege" or self.settings.get("n", 0) >= PAUSE_AFTER_CONNECTIONS
 
-def steps(size, experiments=EXPERIMENTS, models=MODELS):
-    """The steps in the order they run: experiment by experiment, blocking before async."""
+
+def servers_of(systems, with_clusters=False):
+    """The plan's servers of these systems, in table order (with their cluster variants)."""
+    return [s for s in SERVERS.values()
+            if s.system in systems and (with_clusters or not s.cluster)]
+
+
+def base_steps(size, experiment, systems):
+    """An experiment's steps of one round, as parts that run one after the other (each in its
+    rounds), a part as groups of one server's steps: [[[(base, title, tool, server, path, flags,
+    settings)]]]."""
     s = SIZES[size]
-    models = [m for m in MODELS if m in models]
-    plan = []
-    if "E1A" in experiments:
-        for m in models:
-            plan.append(Step(f"e1a-{m}", f"E1a {m}: --standalone {s['standalone_n']}",
-                             "standalone", "E1a", m, settings={"n": s["standalone_n"]}))
-    if "E1B" in experiments:
-        variants = [(m, m, "single") for m in models]
-        variants += [(f"{m}-cluster", m, "cluster") for m in models if KINDS[m].cluster_flags]
-        for key, m, variant in variants:
-            for c, n in zip(CONCURRENCIES, s["html_n"]):
-                plan.append(Step(f"e1b-{key}-c{c}", f"E1b {key}: ab -c {c} -n {n} /html", "ab",
-                                 "E1b", m, variant, "/html", {"c": c, "n": n}))
-    if "E2" in experiments:
-        for m in models:
-            plan.append(Step(f"e2-{m}", f"E2 {m}: ab -c 200 -n {s['hello_n']} /hello", "ab",
-                             "E2", m, path="/hello", settings={"c": 200, "n": s["hello_n"]}))
-    if "E3" in experiments:
+    if experiment == "E1A":
+        n = s["standalone_n"]
+        return [[[(f"e1a-{v.key}", f"E1a {v.key}: the /html workload {n} times, no HTTP",
+                   "standalone", v, "", (), {"n": n})] for v in servers_of(systems)]]
+    if experiment == "E1B":
+        return [[[(f"e1b-{v.key}-c{c}", f"E1b {v.key}: ab -c {c} -n {n} /html", "ab", v,
+                   "/html", (), {"c": c, "n": n}) for c, n in zip(CONCURRENCIES, s["html_n"])]
+                 for v in servers_of(systems, with_clusters=True)]]
+    if experiment == "E2":
+        n = s["hello_n"]
+        backlog = ("--backlog", str(POSTS_BACKLOG))
+        return [[[(f"e2-{v.key}", f"E2 {v.key}: ab -c 200 -n {n} /hello", "ab", v, "/hello",
+                   (), {"c": 200, "n": n}),
+                  (f"e2-{v.key}-backlog{POSTS_BACKLOG}",
+                   f"E2 {v.key} --backlog {POSTS_BACKLOG}: ab -c 200 -n {n} /hello", "ab", v,
+                   "/hello", backlog, {"c": 200, "n": n})] for v in servers_of(systems)]]
+    if experiment == "E3":
         n = s["factorial_n"]
-        for m in models:
-            plan.append(Step(f"e3-{m}", f"E3 {m}: ab -n {n} -c 5 /factorial", "ab", "E3", m,
-                             path="/factorial", settings={"c": 5, "n": n}))
-            plan.append(Step(f"e3-{m}-l", f"E3 {m}: ab -l -n {n} -c 5 /factorial", "ab", "E3",
-                             m, path="/factorial",
-                             settings={"c": 5, "n": n, "variable_length": True}))
-    if "E4" in experiments:
-        delay = s["tasks_delay_ms"]
-        for m in models:
-            plan.append(Step(f"e4-tasks-{m}", f"E4 {m}: /tasks?delay_ms={delay} demo", "tasks",
-                             "E4", m, path="/tasks", settings={"delay_ms": delay}))
-        for m in models:
-            plan.append(Step(f"e4-siege-{m}",
-                             f"E4 {m}: siege -c {s['siege_users']} -d 1 -t {s['siege_time']} "
-                             "/json", "siege", "E4", m, path="/json",
-                             settings={"c": s["siege_users"], "time": s["siege_time"]}))
+        return [[[(f"e3-{v.key}", f"E3 {v.key}: ab -n {n} -c 5 /factorial", "ab", v,
+                   "/factorial", (), {"c": 5, "n": n}),
+                  (f"e3-{v.key}-l", f"E3 {v.key}: ab -l -n {n} -c 5 /factorial", "ab", v,
+                   "/factorial", (), {"c": 5, "n": n, "variable_length": True})]
+                 for v in servers_of(systems)]]
+    delay = s["tasks_delay_ms"]
+    parts = [[[(f"e4-tasks-{v.key}", f"E4 {v.key}: /tasks?delay_ms={delay} demo", "tasks", v,
+                "/tasks", (), {"delay_ms": delay})] for v in servers_of(systems)]]
+    for prefix, users in SIEGE_USERS.items():
+        duration = s["siege_time" if users == 500 else "siege1000_time"]
+        parts.append([[(f"{prefix}-{v.key}",
+                        f"E4 {v.key}: siege -c {users} -d 1 -t {duration} /json", "siege", v,
+                        "/json", (), {"c": users, "time": duration})]
+                      for v in servers_of(systems)])
+    return parts
+
+
+def steps(size, experiments=EXPERIMENTS, systems=SYSTEMS, repeats=None):
+    """The steps in the order they run: experiment by experiment (E4: the demo, then each siege),
+    each in `repeats` rounds (the size's by default) with the servers' order turned by one
+    place every round."""
+    repeats = repeats or SIZES[size]["repeats"]
+    plan = []
+    for experiment in (e for e in EXPERIMENTS if e in experiments):
+        for groups in base_steps(size, experiment, systems):
+            for r in range(1, repeats + 1):
+                turn = (r - 1) % len(groups)
+                for group in groups[turn:] + groups[:turn]:
+                    for base, title, tool, server, path, flags, settings in group:
+                        plan.append(Step(f"{base}-r{r}", base, r,
+                                         f"{title} (round {r}/{repeats})", tool,
+                                         NAMES[experiment], server, path, flags, settings))
     return plan

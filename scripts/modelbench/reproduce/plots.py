@@ -1,16 +1,19 @@
 """PNG plots of a results directory, drawn by gnuplot: E1b requests/s and latency by concurrency
-for each server, and the CPU split of the heaviest run of each experiment. Data and gnuplot
+for each server (medians over the rounds; a real system in a solid line, its model dashed in
+the same colour), and the CPU split of the heaviest run of each experiment. Data and gnuplot
 scripts stay in plots/ so a plot can be redrawn or restyled by hand.
 """
 
 import os
 import subprocess
 
-from modelbench.reproduce.results import SERVERS
+from modelbench.reproduce.plan import CONCURRENCIES, PAIRS
 
-CONCURRENCIES = (1, 20, 200)
 TERMINAL = "set terminal pngcairo size 900,560 font 'sans,10'"
-COLORS = {"blocking": "#c0392b", "async": "#2471a3", "async-cluster": "#1e8449"}
+# Each pair (model, real system) one colour.
+PAIR_COLORS = ("#c0392b", "#2471a3", "#1e8449")
+COLORS = {server: color for pair, color in zip(PAIRS, PAIR_COLORS) for server in pair}
+SERVERS = [server for pair in PAIRS for server in reversed(pair)]
 
 
 def _write(path, text):
@@ -19,7 +22,8 @@ def _write(path, text):
 
 
 def _e1b_data(results):
-    """One line per concurrency: rps, mean and p99 of each server ('-' when not measured)."""
+    """One line per concurrency: median rps, mean and p99 of each server ('-' when not
+    measured)."""
     lines = ["# concurrency " + " ".join(f"{s}_rps {s}_mean_ms {s}_p99_ms" for s in SERVERS)]
     for c in CONCURRENCIES:
         cells = [str(c)]
@@ -48,11 +52,12 @@ def _e1b_scripts(results, data):
     for server in measured:
         column = 2 + 3 * SERVERS.index(server)
         color, label = COLORS[server], results.label(server)
-        rps_plots.append(f"'{data}' using 1:{column} with linespoints lw 2 pt 7 "
+        dash = "dt 1" if server in dict(PAIRS).values() else "dt 2"
+        rps_plots.append(f"'{data}' using 1:{column} with linespoints lw 2 {dash} pt 7 "
                          f"lc rgb '{color}' title '{label}'")
-        latency_plots.append(f"'{data}' using 1:{column + 1} with linespoints lw 2 pt 7 "
+        latency_plots.append(f"'{data}' using 1:{column + 1} with linespoints lw 2 {dash} pt 7 "
                              f"lc rgb '{color}' title '{label}, mean'")
-        latency_plots.append(f"'{data}' using 1:{column + 2} with linespoints lw 1 dt 2 pt 6 "
+        latency_plots.append(f"'{data}' using 1:{column + 2} with linespoints lw 1 {dash} pt 6 "
                              f"lc rgb '{color}' title '{label}, p99'")
     rps = "\n".join([
         common,
@@ -76,10 +81,11 @@ def _e1b_scripts(results, data):
 def _cpu_rows(results):
     """The heaviest run of each experiment and server: (label, server, db, client, other) in %
     of the machine."""
+    systems = ("php", "blocking", "node", "async")
     candidates = [(f"e1b-{s}-c200", f"E1b {results.label(s)}") for s in SERVERS]
-    candidates += [(f"e2-{s}", f"E2 {s}") for s in ("blocking", "async")]
-    candidates += [(f"e3-{s}-l", f"E3 {s}") for s in ("blocking", "async")]
-    candidates += [(f"e4-siege-{s}", f"E4 {s}") for s in ("blocking", "async")]
+    candidates += [(f"e2-{s}", f"E2 {s}") for s in systems]
+    candidates += [(f"e3-{s}-l", f"E3 {s}") for s in systems]
+    candidates += [(f"e4-siege1000-{s}", f"E4 {s}") for s in systems]
     rows = []
     for run_id, label in candidates:
         parts = [results.figure(run_id, f"{who}_cpu_pct_machine")
