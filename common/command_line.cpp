@@ -97,6 +97,12 @@ CommandLine::CommandLine(std::string program, std::string summary, std::uint16_t
         ("db-timeout", bounded_seconds_flag("db-timeout", db.query_timeout, kMaxTimeoutSeconds),
          "seconds a query may take before the request gets 504; the default covers the "
          "longest ?delay_ms=");
+    cost_.add_options()
+        ("cpu-per-request-us", bounded_flag("cpu-per-request-us", cost.per_request_us, 0, 100000),
+         "microseconds of CPU a page's request (not /status, not an error) spends on the thread "
+         "that serves it (0: none)")
+        ("cpu-per-row-ns", bounded_flag("cpu-per-row-ns", cost.per_row_ns, 0, 1000000),
+         "nanoseconds of CPU per row fetched and rendered (/html: 600 rows, /json: 300; 0: none)");
     // clang-format on
 }
 
@@ -109,7 +115,7 @@ std::optional<std::string> CommandLine::process_environment(const std::string& n
 
 CommandLine::Action CommandLine::parse(int argc, const char* const argv[], const Environment& env) {
     po::options_description all;
-    all.add(general_).add(http_).add(db_).add(model_);
+    all.add(general_).add(http_).add(db_).add(cost_).add(model_);
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
@@ -156,13 +162,16 @@ CommandLine::Action CommandLine::parse(int argc, const char* const argv[], const
         }
         standalone = static_cast<unsigned>(standalone_n_);
     }
+    for (const auto& check : checks_) {
+        check(vm);
+    }
     return Action::run;
 }
 
 std::string CommandLine::usage() const {
     std::ostringstream out;
     out << "Usage: " << program_ << " [options]\n" << summary_ << "\n\n";
-    out << general_ << "\n" << http_ << "\n" << db_;
+    out << general_ << "\n" << http_ << "\n" << db_ << "\n" << cost_;
     if (!model_.options().empty()) {
         out << "\n" << model_;
     }

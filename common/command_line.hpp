@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/config.hpp"
+#include "common/cpu_cost.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -12,6 +13,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mb {
 
@@ -38,9 +41,15 @@ class CommandLine {
 
     HttpConfig http;
     DbConfig db;
+    CpuCostConfig cost;
     std::optional<unsigned> standalone;  // --standalone N: run the /html workload N times, no HTTP
 
     po::options_description& model_options() { return model_; }
+    // A check across flags, run once every flag is stored; it throws ConfigError to refuse them.
+    // The map tells which flags were given (!vm[name].defaulted()).
+    void add_check(std::function<void(const po::variables_map& vm)> check) {
+        checks_.push_back(std::move(check));
+    }
 
     // Throws ConfigError on a bad flag or value. Flags win over the environment.
     Action parse(int argc, const char* const argv[], const Environment& env = process_environment);
@@ -59,11 +68,13 @@ class CommandLine {
     po::options_description general_{"General"};
     po::options_description http_{"HTTP"};
     po::options_description db_{"Database (environment fallbacks in brackets)"};
+    po::options_description cost_{"Cost model (CPU a request spends on its serving thread)"};
     po::options_description model_{"Model"};
     std::string listen_text_;
     std::string keepalive_text_;
     std::string db_port_text_;
     long long standalone_n_ = 1000;
+    std::vector<std::function<void(const po::variables_map&)>> checks_;
 };
 
 }  // namespace mb

@@ -51,7 +51,7 @@ void report_standalone_progress(unsigned done, unsigned total) {
 }
 
 void print_standalone_report(std::ostream& out, std::string_view model, unsigned iterations,
-                             std::size_t page_bytes, const RunTimes& times) {
+                             std::size_t page_bytes, const RunTimes& times, const CpuCost& cost) {
     out << "standalone: " << iterations << " iterations of the /html workload (2 queries, "
         << page_bytes << " bytes rendered each), " << model << " model\n"
         << "real\t" << time_format(times.real_s) << "\n"
@@ -60,6 +60,15 @@ void print_standalone_report(std::ostream& out, std::string_view model, unsigned
     char rate[64];
     std::snprintf(rate, sizeof rate, "%.1f", times.real_s > 0 ? iterations / times.real_s : 0.0);
     out << "iterations/s\t" << rate << "\n";
+    const nlohmann::json spent = cost.status();
+    if (spent["per_request_us"] != 0 || spent["per_row_ns"] != 0) {
+        char line[160];
+        std::snprintf(line, sizeof line,
+                      "cpu cost\t%u us per request, %u ns per row: %.3f s spent\n",
+                      spent["per_request_us"].get<unsigned>(), spent["per_row_ns"].get<unsigned>(),
+                      spent["spent_cpu_s"].get<double>());
+        out << line;
+    }
 }
 
 }  // namespace mb

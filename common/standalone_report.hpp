@@ -1,6 +1,8 @@
 // Standalone mode (E1a): times a run like Unix `time` (real, user, sys) and prints it.
 #pragma once
 
+#include "common/cpu_cost.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <ostream>
@@ -30,7 +32,8 @@ class RunTimer {
 void report_standalone_progress(unsigned done, unsigned total);
 
 // Prints the report: what ran, then real/user/sys as `time` does, then iterations per second.
+// With a cost model set, a line of its settings and the CPU spent on them follows.
 void print_standalone_report(std::ostream& out, std::string_view model, unsigned iterations,
-                             std::size_t page_bytes, const RunTimes& times);
+                             std::size_t page_bytes, const RunTimes& times, const CpuCost& cost);
 
 }  // namespace mb

@@ -17,6 +17,7 @@ packages=(
     gnuplot-nox procps iproute2                 # plots, /proc tools, ss
     python3 python3-psutil                      # the harness (scripts/modelbench): processes, reports
     clang libclang-rt-14-dev                    # libFuzzer and sanitizer runtimes
+    clang-format                                # the style check of scripts/test.sh
     apache2 libapache2-mod-php php-mysql        # the real Apache+PHP peer (prefork, mod_php, mysqli)
 )
 # The real Node.js peer. A node that is already there (NodeSource's bundles npm) is kept: Debian's

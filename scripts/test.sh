@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command: from a fresh clone, installs dependencies, builds, starts the private MariaDB,
-# runs every CTest test on the Release build, scripts/stress.sh --quick on it, every test again
+# The test command: from a fresh clone, installs dependencies, checks that every C++ file follows
+# .clang-format, builds, starts the private MariaDB, runs every CTest test on the Release build, scripts/stress.sh --quick on it, every test again
 # but the load runs on AddressSanitizer+UBSan and ThreadSanitizer builds, fuzzes the request parser for 60 s,
 # stops the database it started (even when tests fail), and exits with the tests' status.
 #   scripts/test.sh            everything (what CI runs)
@@ -23,6 +23,10 @@ esac
 
 prepare_deps || exit 1
 
+status=0
+echo "== format: clang-format --dry-run --Werror on every C++ file"
+git ls-files -z '*.cpp' '*.hpp' | xargs -0 clang-format --dry-run --Werror || status=1
+
 jobs=$(nproc)
 build() {  # build DIR [cmake args...]
     local dir=$1; shift
@@ -40,7 +44,6 @@ fi
 stop_db() { [ "$started_db" -eq 1 ] && bash scripts/db.sh stop; }
 trap stop_db EXIT
 
-status=0
 for variant in "${variants[@]}"; do
     case $variant in
         release) dir=build; args=() ;;

@@ -328,14 +328,29 @@ TEST(AsyncServer, TheFirstRequestHasTimeoutFromTheAccept) {
     HttpConnection connection(server->port());
     const auto connected = Clock::now();
     std::this_thread::sleep_for(1500ms);
-    const std::string request = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
-    bool closed = false;
-    for (std::size_t i = 0; !closed && Clock::now() - connected < 5s; ++i) {
-        connection.send_best_effort(i < request.size() ? request.substr(i, 1) : "a");
-        closed = connection.closed_by_server(100ms);
-    }
-    EXPECT_TRUE(closed);
+    EXPECT_TRUE(trickle_until_closed(connection, connected + 5s, 100ms));
     EXPECT_LT(Clock::now() - connected, 2500ms);
+}
+
+// ---- The cost model ----------------------------------------------------------------------------
+
+// The per-request CPU of the cost model is real work on the one thread that runs the loop, as a
+// Node.js handler's JavaScript runs on Node's: 200 requests of 2 ms each take 0.4 s of its CPU.
+TEST(AsyncServer, TheCostModelsCpuIsSpentOnTheEventLoopThread) {
+    const auto server = start({"--cpu-per-request-us", "2000"});
+    const pid_t loop = server->pid();  // the main thread runs the loop
+    const double before = cpu_seconds(server->pid(), loop);
+    HttpConnection connection(server->port());
+    for (int i = 0; i < 200; ++i) {
+        ASSERT_EQ(connection.request("GET", "/hello").status, 200u);
+    }
+    const double spent_by_loop = cpu_seconds(server->pid(), loop) - before;
+    EXPECT_GE(spent_by_loop, 0.38);
+    EXPECT_EQ(thread_count(server->pid()), 1);
+    const auto cost = status_of(server->port())["cost"];
+    EXPECT_EQ(cost["per_request_us"], 2000);
+    EXPECT_GE(cost["spent_cpu_s"].get<double>(), 0.4);
+    EXPECT_LT(cost["spent_cpu_s"].get<double>(), 0.44);
 }
 
 // ---- Same bytes as the blocking server ----------------------------------------------------------
@@ -449,6 +464,38 @@ TEST(AsyncServer, ClusterKeepsServingWhenAWorkerIsKilledAndStopsOnSigterm) {
         EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(worker)))
             << "worker " << worker << " outlived the cluster";
     }
+}
+
+// /status in cluster mode is answered by one worker, yet its "server" resources are the whole
+// cluster's: the supervisor and every worker, as /proc shows them.
+TEST(AsyncServer, ClusterStatusReportsTheWholeServersCpu) {
+    const auto cluster = start({"--workers", "2"});
+    const std::set<pid_t> workers = await_children(cluster->pid(), 2);
+    ASSERT_EQ(workers.size(), 2u);
+    const auto tree_cpu = [&] {
+        double seconds = cpu_seconds(cluster->pid());
+        for (const pid_t worker : workers) {
+            seconds += cpu_seconds(worker);
+        }
+        return seconds;
+    };
+    const auto cpu_from_status = [&] {
+        const auto server = status_of(cluster->port())["resources"]["server"];
+        EXPECT_EQ(server["processes"], 3);
+        return server["user_s"].get<double>() + server["system_s"].get<double>();
+    };
+    const double status_before = cpu_from_status();
+    const double proc_before = tree_cpu();
+    std::string report;
+    ASSERT_EQ(run_command("ab -q -n 5000 -c 20 http://127.0.0.1:" +
+                              std::to_string(cluster->port()) + "/html",
+                          report),
+              0)
+        << report;
+    const double proc_spent = tree_cpu() - proc_before;
+    const double status_spent = cpu_from_status() - status_before;
+    EXPECT_GT(proc_spent, 0.2);
+    EXPECT_NEAR(status_spent, proc_spent, 0.05 * proc_spent + 0.03);
 }
 
 // ---- Flags and standalone ---------------------------------------------------------------------

@@ -4,14 +4,19 @@
 #include "tests/support/flag_checks.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/stop_checks.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
+#include <set>
 #include <thread>
 
 namespace mb::test {
@@ -42,10 +47,23 @@ int settle_thread_count(pid_t pid, int expected) {
     return count;
 }
 
-TEST(BlockingServer, WorkerCapKeepsFurtherClientsWaitingInTheBacklog) {
-    const auto server = start({"--max-workers", "3", "--keepalive-timeout", "30"});
-    // Main and acceptor (and a sanitizer's helper thread, if any): everything but workers.
-    const int fixed_threads = thread_count(server->pid());
+// The same cap under either lifecycle: per-connection starts a thread per client, prefork has
+// its three threads from the start (and at the cap its rounds start no more).
+struct CapCase {
+    std::string name;
+    std::vector<std::string> args;
+    int idle_workers;  // worker threads of the idle server
+};
+
+class WorkerCap : public testing::TestWithParam<CapCase> {};
+
+TEST_P(WorkerCap, KeepsFurtherClientsWaitingInTheBacklog) {
+    std::vector<std::string> args = {"--max-workers", "3", "--keepalive-timeout", "30"};
+    args.insert(args.end(), GetParam().args.begin(), GetParam().args.end());
+    const auto server = start(args);
+    // Main and acceptor (and the prefork maintenance thread, a sanitizer's helper thread, the
+    // pre-started workers, if any): what the idle server has.
+    const int fixed_threads = thread_count(server->pid()) - GetParam().idle_workers;
 
     // Three get a worker each, are answered, and keep the connection (and the worker) idle.
     std::vector<std::unique_ptr<HttpConnection>> clients;
@@ -85,10 +103,22 @@ TEST(BlockingServer, WorkerCapKeepsFurtherClientsWaitingInTheBacklog) {
     EXPECT_EQ(status["keepalive_handovers"], 2);
     EXPECT_GE(status["accept_waits_at_cap"].get<int>(), 1);
 
-    // Every client leaves: the workers end and the process is back to its fixed threads.
+    // Every client leaves: the process is back to the threads it had idle (per-connection: the
+    // workers end; prefork: they wait for the next clients).
     clients.clear();
-    EXPECT_EQ(settle_thread_count(server->pid(), fixed_threads), fixed_threads);
+    const int idle_threads = fixed_threads + GetParam().idle_workers;
+    EXPECT_EQ(settle_thread_count(server->pid(), idle_threads), idle_threads);
 }
+
+INSTANTIATE_TEST_SUITE_P(BlockingServer, WorkerCap,
+                         testing::Values(CapCase{"per_connection", {}, 0},
+                                         CapCase{"prefork",
+                                                 {"--lifecycle", "prefork", "--start-servers", "3",
+                                                  "--min-spare", "1", "--max-spare", "3"},
+                                                 3}),
+                         [](const testing::TestParamInfo<CapCase>& info) {
+                             return info.param.name;
+                         });
 
 // Anonymous read-write mappings from 200 KiB up to 300 KiB: thread stacks of --worker-stack-kib
 // 200 (ThreadSanitizer enlarges each by its own share), and nothing the default 8 MiB would make.
@@ -119,6 +149,160 @@ TEST(BlockingServer, EveryConnectionGetsItsOwnThreadWithTheConfiguredStack) {
     EXPECT_GE(stack_sized_mappings(server->pid()) - idle_mappings, 4)
         << "the four workers have no stacks of about 200 KiB";
     EXPECT_EQ(status_of(*clients[0])["blocking"]["worker_stack_kib"], 200);
+}
+
+// The kernel's ids of the process's threads.
+std::set<std::string> thread_ids(pid_t pid) {
+    std::set<std::string> ids;
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+        ids.insert(entry.path().filename());
+    }
+    return ids;
+}
+
+const std::vector<std::string> kPrefork = {"--lifecycle", "prefork"};
+
+std::unique_ptr<ServerProcess> start_prefork(std::vector<std::string> args) {
+    args.insert(args.begin(), kPrefork.begin(), kPrefork.end());
+    return start(std::move(args));
+}
+
+// Prefork has one fixed thread more than per-connection: the one that runs the rounds.
+int prefork_fixed_threads() {
+    const auto idle = start({});
+    return thread_count(idle->pid()) + 1;
+}
+
+TEST(BlockingServer, PreforkStartsItsThreadsBeforeTheFirstClientAndReusesThem) {
+    const int fixed_threads = prefork_fixed_threads();
+    const auto server = start_prefork({"--start-servers", "5", "--min-spare", "1", "--max-spare",
+                                       "10", "--worker-stack-kib", "200"});
+    EXPECT_EQ(thread_count(server->pid()), fixed_threads + 5);
+    EXPECT_GE(stack_sized_mappings(server->pid()), 5) << "the five have no stacks of 200 KiB";
+
+    // Twenty clients one after another, each on its own connection: the same threads serve them.
+    const auto before = thread_ids(server->pid());
+    for (int i = 0; i < 20; ++i) {
+        EXPECT_EQ(http_get(server->port(), i % 2 == 0 ? "/hello" : "/html").status, 200u)
+            << "client " << i;
+    }
+    EXPECT_EQ(thread_ids(server->pid()), before);
+
+    HttpConnection observer(server->port());
+    const auto status = status_of(observer)["blocking"];
+    EXPECT_EQ(status["lifecycle"], "prefork");
+    EXPECT_EQ(status["threads_started"], 5);
+    EXPECT_EQ(status["worker_threads"], 5);
+    EXPECT_EQ(status["live_workers"], 1);  // the observer's
+    EXPECT_EQ(status["idle_workers"], 4);
+    EXPECT_EQ(status["peak_workers"], 5);
+    EXPECT_EQ(status["thread_start_failures"], 0);
+    EXPECT_EQ(status["start_servers"], 5);
+    EXPECT_EQ(status["min_spare"], 1);
+    EXPECT_EQ(status["max_spare"], 10);
+    EXPECT_EQ(status["worker_stack_kib"], 200);
+}
+
+// Too few idle threads: a round a second starts more (1, then 2); too many once the clients
+// have left: a round a second retires one.
+TEST(BlockingServer, PreforkGrowsSparesWhileBusyAndRetiresThemWhenIdle) {
+    const int fixed_threads = prefork_fixed_threads();
+    const auto server = start_prefork({"--start-servers", "2", "--min-spare", "2", "--max-spare",
+                                       "3", "--keepalive-timeout", "30"});
+    std::vector<std::unique_ptr<HttpConnection>> clients;
+    for (int i = 0; i < 2; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server->port()));
+        ASSERT_EQ(clients.back()->request("GET", "/hello").status, 200u);
+    }
+    // Both threads are held; this client waits in the listen queue for the next round's thread.
+    clients.push_back(std::make_unique<HttpConnection>(server->port()));
+    nlohmann::json status = status_of(*clients.back())["blocking"];
+    EXPECT_GE(status["accept_waits_at_cap"].get<int>(), 1);
+    for (const auto until = Clock::now() + 10s;
+         status["threads_started"] != 5 && Clock::now() < until;) {
+        std::this_thread::sleep_for(100ms);
+        status = status_of(*clients.back())["blocking"];
+    }
+    // Round one started one thread (the waiting client's), round two two: idle again at 2.
+    EXPECT_EQ(status["threads_started"], 5);
+    EXPECT_EQ(status["idle_workers"], 2);
+    EXPECT_EQ(thread_count(server->pid()), fixed_threads + 5);
+
+    // All five idle, more than --max-spare 3: one retires per round.
+    clients.clear();
+    EXPECT_EQ(settle_thread_count(server->pid(), fixed_threads + 4), fixed_threads + 4);
+    for (const auto until = Clock::now() + 5s;
+         thread_count(server->pid()) != fixed_threads + 3 && Clock::now() < until;) {
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(thread_count(server->pid()), fixed_threads + 3);
+    std::this_thread::sleep_for(1500ms);
+    EXPECT_EQ(thread_count(server->pid()), fixed_threads + 3) << "retired below --max-spare";
+}
+
+// A thread that cannot start (here: no address space for another 64 MiB stack) leaves no client
+// without an answer: prefork starts threads ahead of its clients, so they wait in the listen queue
+// for one that is free, as Apache's clients wait when a fork fails.
+TEST(BlockingServer, PreforkServesEveryClientWhenThreadsCannotStart) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "the sanitizers reserve terabytes of address space: no RLIMIT_AS possible";
+#else
+    // The rounds try to keep 20 threads idle: they go on starting threads until one fails.
+    const ServerProcess server(binary_path(kBinary),
+                               {"--lifecycle", "prefork", "--start-servers", "2", "--min-spare",
+                                "20", "--max-spare", "40", "--worker-stack-kib", "65536"},
+                               ProcessSetup{.address_space_limit = std::size_t{768} << 20});
+    std::vector<std::unique_ptr<HttpConnection>> clients;
+    for (int i = 0; i < 12; ++i) {
+        clients.push_back(std::make_unique<HttpConnection>(server.port(), 20s));
+        clients.back()->send("GET /tasks?delay_ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    }
+    for (std::size_t i = 0; i < clients.size(); ++i) {
+        const auto reply = clients[i]->try_read_reply();
+        ASSERT_TRUE(reply.has_value()) << "client " << i << " closed without an answer";
+        EXPECT_EQ(reply->status, 200u) << "client " << i;
+        clients[i].reset();  // ends the lingering close that holds its thread
+    }
+    // (The replies ended their connections: clients were waiting for a thread.)
+    HttpConnection observer(server.port());
+    nlohmann::json status = status_of(observer)["blocking"];
+    for (const auto until = Clock::now() + 10s;
+         status["thread_start_failures"] == 0 && Clock::now() < until;) {
+        std::this_thread::sleep_for(200ms);
+        status = status_of(observer)["blocking"];
+    }
+    EXPECT_GE(status["thread_start_failures"].get<int>(), 1);
+    EXPECT_EQ(status["worker_threads"], status["threads_started"]) << "a thread ended";
+    EXPECT_EQ(http_get(server.port(), "/hello").status, 200u);
+#endif
+}
+
+// SIGTERM: idle pre-started threads end at once, a request in flight is answered, exit 0; a
+// server with only idle threads does not wait for the next round; a second signal does not wait
+// for the request in flight.
+TEST(BlockingServer, PreforkStopsCleanly) {
+    const auto server = start_prefork({});
+    auto busy = std::make_unique<HttpConnection>(server->port(), 10s);
+    busy->send("GET /tasks?delay_ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::this_thread::sleep_for(200ms);
+    ASSERT_EQ(::kill(server->pid(), SIGTERM), 0);
+    const auto reply = busy->try_read_reply();
+    ASSERT_TRUE(reply.has_value()) << "the request in flight got no answer";
+    EXPECT_EQ(reply->status, 200u);
+    EXPECT_EQ(reply->header("connection"), "close");
+    busy.reset();  // ends the server's lingering close
+    const auto answered = Clock::now();
+    EXPECT_EQ(server->stop(0, 5s), 0);  // signal 0: only waits for the exit
+    EXPECT_LT(Clock::now() - answered, 500ms);
+
+    const auto idle = start_prefork({"--start-servers", "50"});
+    EXPECT_EQ(http_get(idle->port(), "/hello").status, 200u);
+    const auto idle_asked = Clock::now();
+    EXPECT_EQ(idle->stop(SIGTERM, 5s), 0);
+    EXPECT_LT(Clock::now() - idle_asked, 500ms);
+
+    expect_second_signal_stops_at_once(*start_prefork({}));
 }
 
 TEST(BlockingServer, MaxKeepaliveRequestsClosesTheConnectionAfterItsShare) {
@@ -206,13 +390,7 @@ TEST(BlockingServer, TheFirstRequestHasTimeoutFromTheAccept) {
     }
     ASSERT_NE(accepted, Clock::time_point{}) << "the silent connection was never accepted";
     std::this_thread::sleep_for(700ms);
-    const std::string request = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
-    bool closed = false;
-    for (std::size_t i = 0; !closed && Clock::now() - accepted < 5s; ++i) {
-        silent.send_best_effort(i < request.size() ? request.substr(i, 1) : "a");
-        closed = silent.closed_by_server(50ms);
-    }
-    EXPECT_TRUE(closed);
+    EXPECT_TRUE(trickle_until_closed(silent, accepted + 5s, 50ms));
     EXPECT_LT(Clock::now() - accepted, 1400ms);
 }
 
@@ -257,11 +435,33 @@ TEST(BlockingServer, AConnectionWithoutAThreadGets503) {
 #endif
 }
 
+// The cost model's per-row CPU is spent by the thread serving the connection: 100 /json of 300
+// rows at 10 us a row take 0.3 s of the process's CPU beyond what the server needs by itself.
+TEST(BlockingServer, TheCostModelsCpuIsSpentByTheConnectionsThread) {
+    const auto server = start({"--cpu-per-row-ns", "10000"});
+    HttpConnection connection(server->port());
+    const double before = cpu_seconds(server->pid());
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(connection.request("GET", "/json").status, 200u);
+    }
+    EXPECT_GE(cpu_seconds(server->pid()) - before, 0.28);
+    HttpConnection observer(server->port());  // the 100th response closed the connection
+    const auto cost = status_of(observer)["cost"];
+    EXPECT_EQ(cost["per_row_ns"], 10000);
+    EXPECT_GE(cost["spent_cpu_s"].get<double>(), 0.3);
+    EXPECT_LT(cost["spent_cpu_s"].get<double>(), 0.33);
+}
+
 TEST(BlockingServer, BadModelFlagsPrintUsageAndExit2) {
-    expect_flags_rejected(binary_path(kBinary),
-                          {"--max-workers 0", "--max-workers 10001", "--max-workers -1",
-                           "--max-keepalive-requests -1", "--db-connection pooled",
-                           "--worker-stack-kib 8", "--concurrency 0"});
+    expect_flags_rejected(
+        binary_path(kBinary),
+        {"--max-workers 0", "--max-workers 10001", "--max-workers -1",
+         "--max-keepalive-requests -1", "--db-connection pooled", "--worker-stack-kib 8",
+         "--concurrency 0", "--lifecycle fork", "--lifecycle prefork --start-servers 10001",
+         "--lifecycle prefork --min-spare 0", "--lifecycle prefork --max-spare 1",
+         "--lifecycle prefork --min-spare 8 --max-spare 8",
+         "--lifecycle prefork --max-workers 4 --start-servers 5", "--start-servers 5",
+         "--min-spare 3", "--max-spare 20"});
 }
 
 TEST(BlockingServer, StandaloneRunsTheWorkloadAndReportsLikeTime) {
@@ -277,6 +477,28 @@ TEST(BlockingServer, StandaloneRunsTheWorkloadAndReportsLikeTime) {
             EXPECT_NE(output.find(line), std::string::npos) << line << output;
         }
     }
+}
+
+// The cost model in the standalone loop: each iteration is a request and fetches 600 rows.
+TEST(BlockingServer, StandaloneSpendsTheCostModelsCpu) {
+    std::string output;
+    ASSERT_EQ(run_command(binary_path(kBinary) +
+                              " --standalone 20 --cpu-per-request-us 4000 --cpu-per-row-ns 1000",
+                          output),
+              0)
+        << output;
+    std::smatch spent;
+    ASSERT_TRUE(std::regex_search(
+        output, spent,
+        std::regex(R"(cpu cost\t4000 us per request, 1000 ns per row: ([0-9.]+) s spent)")))
+        << output;
+    EXPECT_GE(std::stod(spent[1]), 20 * 0.0046);  // (4 ms + 600 rows x 1 us) x 20
+    std::smatch user;
+    std::smatch sys;
+    ASSERT_TRUE(std::regex_search(output, user, std::regex(R"(\nuser\t0m([0-9.]+)s)")));
+    ASSERT_TRUE(std::regex_search(output, sys, std::regex(R"(\nsys\t0m([0-9.]+)s)")));
+    EXPECT_GE(std::stod(user[1]) + std::stod(sys[1]), 20 * 0.0046);
+    EXPECT_GT(std::stod(user[1]), std::stod(sys[1])) << "the cost is user time, as PHP's";
 }
 
 TEST(BlockingServer, StandaloneWithoutDatabaseExits1) {

@@ -271,6 +271,36 @@ TEST_P(ServerContract, StatusReportsCounters) {
     EXPECT_TRUE(status["database"].contains("connects"));
     EXPECT_TRUE(status["database"].contains("connect_errors"));
     EXPECT_TRUE(status[model()].is_object()) << "no model section";
+    for (const char* part : {"process", "server"}) {
+        const auto& resources = status["resources"][part];
+        EXPECT_GT(resources["rss_kib"].get<long>(), 1000) << part;
+        EXPECT_GE(resources["threads"].get<long>(), 1) << part;
+        EXPECT_GE(resources["user_s"].get<double>() + resources["system_s"].get<double>(), 0.0);
+    }
+    EXPECT_EQ(status["resources"]["server"]["processes"], 1);
+}
+
+// The server's own CPU in /status agrees with what /proc shows of it over a load run, so that a
+// client on another machine can measure CPU per request.
+TEST_P(ServerContract, StatusCpuAgreesWithProcOverALoadRun) {
+    const auto server = start();
+    const auto cpu_from_status = [&] {
+        const auto status = nlohmann::json::parse(http_get(server->port(), "/status").body);
+        const auto& usage = status["resources"]["server"];
+        return usage["user_s"].get<double>() + usage["system_s"].get<double>();
+    };
+    const double status_before = cpu_from_status();
+    const double proc_before = cpu_seconds(server->pid());
+    std::string report;
+    ASSERT_EQ(run_command("ab -q -n 5000 -c 20 http://127.0.0.1:" + std::to_string(server->port()) +
+                              "/html",
+                          report),
+              0)
+        << report;
+    const double proc_spent = cpu_seconds(server->pid()) - proc_before;
+    const double status_spent = cpu_from_status() - status_before;
+    EXPECT_GT(proc_spent, 0.2) << "too little CPU to compare";
+    EXPECT_NEAR(status_spent, proc_spent, 0.05 * proc_spent + 0.02);
 }
 
 TEST_P(ServerContract, HeadHasTheHeadersOfGetAndNoBody) {
@@ -458,13 +488,8 @@ TEST_P(ServerContract, IdleConnectionClosesAfterKeepaliveTimeout) {
 TEST_P(ServerContract, ARequestTrickledPastTimeoutIsClosed) {
     const auto server = start({"--timeout", "1"});
     HttpConnection connection(server->port());
-    const std::string head = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
     const auto started = std::chrono::steady_clock::now();
-    bool closed = false;
-    for (std::size_t i = 0; !closed && std::chrono::steady_clock::now() - started < 5s; ++i) {
-        connection.send_best_effort(i < head.size() ? head.substr(i, 1) : "a");
-        closed = connection.closed_by_server(200ms);
-    }
+    const bool closed = trickle_until_closed(connection, started + 5s, 200ms);
     const auto elapsed = std::chrono::steady_clock::now() - started;
     EXPECT_TRUE(closed) << "still open after 5 s of one byte every 200 ms";
     EXPECT_GE(elapsed, 900ms);
@@ -491,9 +516,10 @@ TEST_P(ServerContract, HelpVersionAndBadFlags) {
     EXPECT_NE(output.find("--listen"), std::string::npos);
     EXPECT_EQ(run_command(command("--version"), output), 0);
     EXPECT_NE(output.find(GetParam().binary), std::string::npos);
-    expect_flags_rejected(binary_path(GetParam().binary),
-                          {"--no-such-flag", "--listen nowhere", "--keepalive maybe", "--timeout 0",
-                           "--db-port 70000"});
+    expect_flags_rejected(
+        binary_path(GetParam().binary),
+        {"--no-such-flag", "--listen nowhere", "--keepalive maybe", "--timeout 0",
+         "--db-port 70000", "--cpu-per-request-us -1", "--cpu-per-row-ns 1000001"});
 }
 
 TEST_P(ServerContract, AccessLogHasACommonLogFormatLinePerRequest) {

@@ -7,6 +7,7 @@
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_kinds.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/stop_checks.hpp"
 
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -14,7 +15,6 @@
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,7 +25,6 @@ namespace mb::test {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 namespace http = boost::beast::http;
 
 class ServerHardening : public ::testing::TestWithParam<ServerKind> {
@@ -242,16 +241,7 @@ TEST_P(ServerHardening, TheLongestDelayFitsTheDefaultDbTimeout) {
 
 // SIGTERM lets a request in flight finish; a second signal does not wait for it.
 TEST_P(ServerHardening, ASecondSignalStopsTheServerAtOnce) {
-    const auto server = start();
-    HttpConnection busy(server->port(), 30s);
-    busy.send("GET /json?delay_ms=8000 HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::this_thread::sleep_for(300ms);
-    ASSERT_EQ(::kill(server->pid(), SIGTERM), 0);
-    std::this_thread::sleep_for(300ms);
-    ASSERT_TRUE(server->running()) << "the request in flight may finish";
-    const auto asked = Clock::now();
-    EXPECT_EQ(server->stop(SIGTERM, 5s), 0);
-    EXPECT_LT(Clock::now() - asked, 2s);
+    expect_second_signal_stops_at_once(*start());
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, ServerHardening, ::testing::ValuesIn(server_kinds()),

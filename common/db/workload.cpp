@@ -54,6 +54,14 @@ void TableFetch::take(MysqlResult result) {
     ++step_;
 }
 
+std::size_t rows_of(const MysqlResult& result) {
+    return result ? static_cast<std::size_t>(mysql_num_rows(result.get())) : 0;
+}
+
+std::size_t rows_of(const HtmlResults& results) {
+    return rows_of(results.products) + rows_of(results.orders);
+}
+
 bool retry_on_fresh_connection(const DbError& error, bool first_statement_after_idle) {
     return first_statement_after_idle && error.kind == DbError::Kind::unavailable;
 }

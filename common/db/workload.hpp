@@ -60,6 +60,10 @@ struct HtmlResults {
     MysqlResult orders;
 };
 
+// How many rows results hold (the cost model's per-row unit).
+std::size_t rows_of(const MysqlResult& result);
+std::size_t rows_of(const HtmlResults& results);
+
 // A connection that sat idle since its last use may have lost its link meanwhile (a database
 // restart): when its first statement fails for that, the statements run once more on a fresh
 // connection instead of failing the request. Any other failure is the request's.

@@ -2,6 +2,7 @@
 
 #include "common/db/db_error.hpp"
 #include "common/event_log.hpp"
+#include "common/process_usage.hpp"
 
 #include <utility>
 
@@ -43,6 +44,9 @@ Exchange::Exchange(ExchangeContext& context, const Request& request, std::string
         return;
     }
     const Route& route = std::get<Route>(routed);
+    if (route.endpoint != Endpoint::status) {
+        context_.cost.spend_request();
+    }
     switch (route.endpoint) {
         case Endpoint::html:
         case Endpoint::json:
@@ -51,6 +55,9 @@ Exchange::Exchange(ExchangeContext& context, const Request& request, std::string
             break;
         case Endpoint::status: {
             nlohmann::json figures = context_.log.counters().to_json();
+            figures["cost"] = context_.cost.status();
+            figures["resources"] = {{"process", to_json(own_usage())},
+                                    {"server", to_json(tree_usage(context_.server_root))}};
             figures[context_.pages.identity().model] =
                 context_.model_status ? context_.model_status() : nlohmann::json::object();
             response_ = context_.pages.status(shape_, std::move(figures));

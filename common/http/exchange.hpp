@@ -4,6 +4,7 @@
 // writes and schedules the model's work.
 #pragma once
 
+#include "common/cpu_cost.hpp"
 #include "common/exchange_log.hpp"
 #include "common/http/request_parser.hpp"
 #include "common/http/response.hpp"
@@ -11,6 +12,8 @@
 #include "common/pages/pages.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <exception>
@@ -44,13 +47,16 @@ struct ClientGone : std::runtime_error {
 struct ExchangeContext {
     const Pages& pages;
     ExchangeLog& log;
+    CpuCost& cost;  // spent on the thread that serves the request
     bool keepalive_enabled;                        // --keepalive
     std::function<nlohmann::json()> model_status;  // the model's section of /status
+    pid_t server_root;  // the whole server's process tree: this process, or a cluster's supervisor
 };
 
 class Exchange {
   public:
     // A request read whole: counted and routed; every page but the model's work is answered here.
+    // A page's request (not /status, not an error) spends the cost model's per-request CPU.
     // peer and request must outlive the exchange.
     Exchange(ExchangeContext& context, const Request& request, std::string_view peer);
     // A request refused before it was read whole (a parser error, a framing check): its error

@@ -71,8 +71,9 @@ std::string describe_exit(int status) {
 
 class Supervisor {
   public:
-    Supervisor(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options)
-        : http_(http), db_(db), options_(options), slots_(options.worker_processes()) {}
+    Supervisor(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+               const AsyncOptions& options)
+        : http_(http), db_(db), cost_(cost), options_(options), slots_(options.worker_processes()) {}
 
     int run() {
         reserve_port();
@@ -190,7 +191,7 @@ class Supervisor {
         ::sigprocmask(SIG_UNBLOCK, &signals_, nullptr);
         const ServerPlan plan{index, static_cast<unsigned>(slots_.size()), ready_write_->get()};
         try {
-            Server server(http_, db_, options_, endpoint_, plan);
+            Server server(http_, db_, cost_, options_, endpoint_, plan);
             return server.run();
         } catch (const std::exception& e) {
             log_event(std::string("worker failed: ") + e.what());
@@ -317,6 +318,7 @@ class Supervisor {
 
     const HttpConfig& http_;
     const DbConfig& db_;
+    const CpuCostConfig& cost_;
     const AsyncOptions& options_;
     std::vector<Slot> slots_;
     asio::ip::tcp::endpoint endpoint_;
@@ -333,8 +335,9 @@ class Supervisor {
 
 }  // namespace
 
-int run_cluster(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options) {
-    Supervisor supervisor(http, db, options);
+int run_cluster(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+                const AsyncOptions& options) {
+    Supervisor supervisor(http, db, cost, options);
     return supervisor.run();
 }
 

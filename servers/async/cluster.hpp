@@ -6,12 +6,14 @@
 #pragma once
 
 #include "common/config.hpp"
+#include "common/cpu_cost.hpp"
 #include "servers/async/options.hpp"
 
 namespace mb::async {
 
 // Runs the cluster. Returns main()'s exit code: in the supervisor once all workers stopped, and
 // in each forked worker once that worker stopped.
-int run_cluster(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options);
+int run_cluster(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+                const AsyncOptions& options);
 
 }  // namespace mb::async

@@ -62,13 +62,14 @@ int main(int argc, char* argv[]) {
     try {
         resolve_database_host(command_line.db);
         if (command_line.standalone) {
-            return mb::async::run_standalone(command_line.db, *command_line.standalone,
-                                             options.concurrency);
+            return mb::async::run_standalone(command_line.db, command_line.cost,
+                                             *command_line.standalone, options.concurrency);
         }
         if (options.worker_processes() > 1) {
-            return mb::async::run_cluster(command_line.http, command_line.db, options);
+            return mb::async::run_cluster(command_line.http, command_line.db, command_line.cost,
+                                           options);
         }
-        mb::async::Server server(command_line.http, command_line.db, options,
+        mb::async::Server server(command_line.http, command_line.db, command_line.cost, options,
                                  mb::async::resolve_listen_address(command_line.http.listen),
                                  mb::async::ServerPlan{});
         return server.run();

@@ -6,22 +6,25 @@
 namespace mb::async {
 
 ModelWork::ModelWork(asio::any_io_executor executor, const Pages& pages, ExchangeLog& log,
-                     ConnectionPool& pool, unsigned max_pending_tasks)
+                     CpuCost& cost, ConnectionPool& pool, unsigned max_pending_tasks)
     : executor_(std::move(executor)),
       pages_(pages),
       log_(log),
+      cost_(cost),
       pool_(pool),
       max_pending_tasks_(max_pending_tasks) {}
 
 awaitable<Response> ModelWork::html(const ResponseShape& shape, unsigned delay_ms,
                                     const void* requester) {
     const HtmlResults results = co_await fetch_html_results(pool_, delay_ms, requester);
+    cost_.spend_rows(rows_of(results));
     co_return pages_.html(shape, results);
 }
 
 awaitable<Response> ModelWork::json(const ResponseShape& shape, unsigned delay_ms,
                                     const void* requester) {
     const MysqlResult orders = co_await fetch_table(pool_, Table::orders, delay_ms, requester);
+    cost_.spend_rows(rows_of(orders));
     co_return pages_.json(shape, orders);
 }
 

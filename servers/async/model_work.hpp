@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/coroutines.hpp"
+#include "common/cpu_cost.hpp"
 #include "common/exchange_log.hpp"
 #include "common/http/response.hpp"
 #include "common/pages/pages.hpp"
@@ -19,7 +20,7 @@ namespace mb::async {
 
 class ModelWork {
   public:
-    ModelWork(asio::any_io_executor executor, const Pages& pages, ExchangeLog& log,
+    ModelWork(asio::any_io_executor executor, const Pages& pages, ExchangeLog& log, CpuCost& cost,
               ConnectionPool& pool, unsigned max_pending_tasks);
 
     // requester names the connection the request came on (see client_gone()). Throw DbError,
@@ -41,6 +42,7 @@ class ModelWork {
     asio::any_io_executor executor_;
     const Pages& pages_;
     ExchangeLog& log_;
+    CpuCost& cost_;  // the rows' share, spent here on the loop's thread
     ConnectionPool& pool_;
     const unsigned max_pending_tasks_;
     std::list<asio::steady_timer> task_timers_;

@@ -22,16 +22,19 @@ ServerIdentity identity() {
 
 }  // namespace
 
-Server::Server(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options,
-               const asio::ip::tcp::endpoint& endpoint, const ServerPlan& plan)
+Server::Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+               const AsyncOptions& options, const asio::ip::tcp::endpoint& endpoint,
+               const ServerPlan& plan)
     : http_(http),
       plan_(plan),
       pages_(identity()),
       log_(http.access_log),
-      exchanges_{pages_, log_, http.keepalive, [this] { return status(); }},
+      cost_(cost),
+      exchanges_{pages_, log_, cost_, http.keepalive, [this] { return status(); },
+                 plan.workers > 1 ? ::getppid() : ::getpid()},
       pool_(io_.get_executor(), db, options.db_pool, options.db_queue_limit,
             options.db_queue_timeout, log_.counters()),
-      model_work_(io_.get_executor(), pages_, log_, pool_, options.max_pending_tasks),
+      model_work_(io_.get_executor(), pages_, log_, cost_, pool_, options.max_pending_tasks),
       listener_(io_, endpoint, plan.workers > 1, http, exchanges_, model_work_),
       signals_(io_, SIGINT, SIGTERM),
       grace_(io_) {}

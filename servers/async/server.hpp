@@ -29,8 +29,9 @@ class Server {
   public:
     // Listens on endpoint (throws system_error when it cannot). In cluster mode the port is
     // shared with the sibling worker processes through SO_REUSEPORT.
-    Server(const HttpConfig& http, const DbConfig& db, const AsyncOptions& options,
-           const asio::ip::tcp::endpoint& endpoint, const ServerPlan& plan);
+    Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+           const AsyncOptions& options, const asio::ip::tcp::endpoint& endpoint,
+           const ServerPlan& plan);
 
     // Announces readiness, then serves until SIGINT/SIGTERM and the graceful stop that follows
     // (a second signal closes everything at once). Returns the exit code.
@@ -50,6 +51,7 @@ class Server {
     asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};
     const Pages pages_;
     ExchangeLog log_;
+    CpuCost cost_;
     ExchangeContext exchanges_;
     ConnectionPool pool_;
     ModelWork model_work_;

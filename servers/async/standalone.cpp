@@ -18,8 +18,10 @@ namespace {
 
 class StandaloneRun {
   public:
-    StandaloneRun(const DbConfig& db, unsigned iterations, unsigned concurrency)
+    StandaloneRun(const DbConfig& db, const CpuCostConfig& cost, unsigned iterations,
+                  unsigned concurrency)
         : iterations_(iterations),
+          cost_(cost),
           lanes_(std::min(concurrency, iterations)),
           // Every lane holds its two connections, so nobody ever waits for one.
           pool_(io_.get_executor(), db, 2 * lanes_, 0, std::chrono::hours(1), counters_) {}
@@ -44,7 +46,7 @@ class StandaloneRun {
             std::cerr << "async-server: standalone run failed: " << error_ << "\n";
             return 1;
         }
-        print_standalone_report(std::cout, "async", iterations_, page_bytes_, *times_);
+        print_standalone_report(std::cout, "async", iterations_, page_bytes_, *times_, cost_);
         std::cout << "in flight\t" << lanes_ << "\n"
                   << "db connections\t" << 2 * lanes_ << "\n";
         return 0;
@@ -55,7 +57,9 @@ class StandaloneRun {
     awaitable<void> run_lane() {
         while (error_.empty() && started_ < iterations_) {
             ++started_;
+            cost_.spend_request();
             const HtmlResults results = co_await fetch_html_results(pool_, 0, nullptr);
+            cost_.spend_rows(rows_of(results));
             ResultRows products(results.products.get());
             ResultRows orders(results.orders.get());
             page_bytes_ = render_html_page(products, orders).size();
@@ -74,6 +78,7 @@ class StandaloneRun {
     }
 
     const unsigned iterations_;
+    CpuCost cost_;
     const unsigned lanes_;
     asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};  // one thread, as in the server
     StatusCounters counters_;
@@ -88,8 +93,9 @@ class StandaloneRun {
 
 }  // namespace
 
-int run_standalone(const DbConfig& db, unsigned iterations, unsigned concurrency) {
-    StandaloneRun run(db, iterations, concurrency);
+int run_standalone(const DbConfig& db, const CpuCostConfig& cost, unsigned iterations,
+                   unsigned concurrency) {
+    StandaloneRun run(db, cost, iterations, concurrency);
     return run.run();
 }
 

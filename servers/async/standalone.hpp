@@ -4,11 +4,13 @@
 #pragma once
 
 #include "common/config.hpp"
+#include "common/cpu_cost.hpp"
 
 namespace mb::async {
 
 // Prints the timing report on stdout; returns 0, or 1 (with the reason on stderr) when the
 // database fails.
-int run_standalone(const DbConfig& db, unsigned iterations, unsigned concurrency);
+int run_standalone(const DbConfig& db, const CpuCostConfig& cost, unsigned iterations,
+                   unsigned concurrency);
 
 }  // namespace mb::async

@@ -111,13 +111,17 @@ std::string_view Connection::unread() const {
 Response Connection::html(const ResponseShape& shape, unsigned delay_ms) {
     TableFetch fetch({Table::products, Table::orders}, delay_ms);
     database_.run(fetch);
-    return settings_.exchanges.pages.html(shape, {fetch.result(0), fetch.result(1)});
+    const HtmlResults results{fetch.result(0), fetch.result(1)};
+    settings_.exchanges.cost.spend_rows(rows_of(results));
+    return settings_.exchanges.pages.html(shape, results);
 }
 
 Response Connection::json(const ResponseShape& shape, unsigned delay_ms) {
     TableFetch fetch({Table::orders}, delay_ms);
     database_.run(fetch);
-    return settings_.exchanges.pages.json(shape, fetch.result(0));
+    const MysqlResult orders = fetch.result(0);
+    settings_.exchanges.cost.spend_rows(rows_of(orders));
+    return settings_.exchanges.pages.json(shape, orders);
 }
 
 Response Connection::tasks(const ResponseShape& shape, unsigned delay_ms) {

@@ -1,18 +1,7 @@
 #include "servers/blocking/connection_threads.hpp"
 
-#include "common/event_log.hpp"
-
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <charconv>
-#include <cstring>
-#include <exception>
 #include <memory>
-#include <string>
-#include <string_view>
-#include <system_error>
 
 namespace mb::blocking {
 
@@ -22,19 +11,11 @@ struct ConnectionThreads::Job {
 };
 
 ConnectionThreads::ConnectionThreads(unsigned max_workers, std::size_t stack_bytes)
-    : max_workers_(max_workers) {
-    pthread_attr_init(&attributes_);
-    if (const int rc = pthread_attr_setstacksize(&attributes_, stack_bytes); rc != 0) {
-        pthread_attr_destroy(&attributes_);
-        throw std::system_error(rc, std::generic_category(),
-                                "worker stack size of " + std::to_string(stack_bytes) + " bytes");
-    }
-}
+    : max_workers_(max_workers), starter_(stack_bytes) {}
 
 ConnectionThreads::~ConnectionThreads() {
     std::unique_lock lock(mutex_);
     join_finished(lock, true);
-    pthread_attr_destroy(&attributes_);
 }
 
 bool ConnectionThreads::wait_for_slot() {
@@ -44,7 +25,7 @@ bool ConnectionThreads::wait_for_slot() {
         // Below the cap a new client need not wait for ended threads to be gone: only those
         // already gone are joined. At the cap, every ended thread is waited for.
         join_finished(lock, live_ >= max_workers_);
-        if (released_) {
+        if (stopped_) {
             return false;
         }
         if (live_ < max_workers_) {
@@ -54,17 +35,17 @@ bool ConnectionThreads::wait_for_slot() {
             ++waits_at_cap_;
             counted = true;
         }
-        changed_.wait(lock, [this] { return !finished_.empty() || released_; });
+        changed_.wait(lock, [this] { return !finished_.empty() || stopped_; });
     }
 }
 
-void ConnectionThreads::release_waiters() {
+void ConnectionThreads::stop() {
     std::lock_guard lock(mutex_);
-    released_ = true;
+    stopped_ = true;
     changed_.notify_all();
 }
 
-bool ConnectionThreads::at_cap() const {
+bool ConnectionThreads::all_busy() const {
     std::lock_guard lock(mutex_);
     return live_ >= max_workers_;
 }
@@ -78,42 +59,31 @@ bool ConnectionThreads::start(std::function<void()> work) {
         peak_ = std::max(peak_, live_);
     }
     pthread_t thread;
-    if (const int rc = pthread_create(&thread, &attributes_, &thread_main, job.get()); rc != 0) {
-        log_event(std::string("cannot start a worker thread: ") + std::strerror(rc) +
-                  "; answering 503");
-        std::lock_guard lock(mutex_);
+    const int rc = starter_.start(thread, &thread_main, job.get(), "answering 503");
+    std::lock_guard lock(mutex_);
+    if (rc != 0) {
         --live_;
         --serving_;
+        ++start_failures_;
         return false;
     }
+    ++started_;
     job.release();  // the thread owns it now
     return true;
 }
 
 void* ConnectionThreads::thread_main(void* raw_job) {
     const std::unique_ptr<Job> job(static_cast<Job*>(raw_job));
-    try {
-        job->work();
-    } catch (const std::exception& e) {
-        log_event(std::string("worker failed: ") + e.what());
-    }
-    job->owner->finished(Ended{pthread_self(), ::gettid()});
+    run_logging_failure(job->work);
+    job->owner->finished(EndedThread::current());
     return nullptr;
 }
 
-void ConnectionThreads::finished(Ended ended) {
+void ConnectionThreads::finished(EndedThread ended) {
     std::lock_guard lock(mutex_);
     --serving_;
     finished_.push_back(ended);
     changed_.notify_all();
-}
-
-bool ConnectionThreads::listed(pid_t tid) {
-    constexpr std::string_view prefix = "/proc/self/task/";
-    char task[48];
-    std::memcpy(task, prefix.data(), prefix.size());
-    *std::to_chars(task + prefix.size(), task + sizeof task - 1, tid).ptr = '\0';
-    return ::access(task, F_OK) == 0;
 }
 
 void ConnectionThreads::join_finished(std::unique_lock<std::mutex>& lock, bool wait) {
@@ -121,38 +91,25 @@ void ConnectionThreads::join_finished(std::unique_lock<std::mutex>& lock, bool w
         // Far below the cap, a joined thread that /proc still lists for a moment cannot make it
         // list more than the cap: join those that have cleared their tid, without asking /proc
         // (a path lookup there cost more than the rest of the acceptor's work per connection).
-        const auto joined = std::remove_if(
-            finished_.begin(), finished_.end(),
-            [](const Ended& ended) { return pthread_tryjoin_np(ended.thread, nullptr) == 0; });
+        const auto joined =
+            std::remove_if(finished_.begin(), finished_.end(),
+                           [](const EndedThread& ended) { return ended.try_join(); });
         live_ -= static_cast<std::size_t>(finished_.end() - joined);
         finished_.erase(joined, finished_.end());
         return;
     }
-    std::vector<Ended> ending;
+    std::vector<EndedThread> ending;
     if (wait) {
         ending.swap(finished_);
     } else {
         // A thread the kernel no longer lists has cleared its tid too: joining it is immediate.
         const auto gone = std::partition(finished_.begin(), finished_.end(),
-                                         [](const Ended& ended) { return listed(ended.tid); });
+                                         [](const EndedThread& ended) { return ended.listed(); });
         ending.assign(gone, finished_.end());
         finished_.erase(gone, finished_.end());
     }
-    if (ending.empty()) {
-        return;
-    }
-    lock.unlock();
-    for (const Ended& ended : ending) {
-        pthread_join(ended.thread, nullptr);
-        // pthread_join returns once the kernel cleared the thread's tid, a moment before it
-        // unlists the thread; under load a new thread started in that moment would briefly make
-        // one more than the cap in /proc/PID/task. The wait is almost always zero rounds.
-        while (listed(ended.tid)) {
-            sched_yield();
-        }
-    }
-    lock.lock();
-    live_ -= ending.size();
+    const std::size_t joined = join_unlocked(lock, ending);  // relocked: live_ may have moved
+    live_ -= joined;
 }
 
 std::size_t ConnectionThreads::join_all(std::chrono::steady_clock::time_point deadline) {
@@ -168,9 +125,15 @@ std::size_t ConnectionThreads::join_all(std::chrono::steady_clock::time_point de
     }
 }
 
-ConnectionThreads::Stats ConnectionThreads::stats() const {
+ThreadLifecycle::Stats ConnectionThreads::stats() const {
     std::lock_guard lock(mutex_);
-    return Stats{serving_, live_, peak_, waits_at_cap_};
+    return Stats{.serving = serving_,
+                 .idle = 0,
+                 .threads = live_,
+                 .peak = peak_,
+                 .started = started_,
+                 .start_failures = start_failures_,
+                 .waits_at_cap = waits_at_cap_};
 }
 
 }  // namespace mb::blocking

@@ -37,12 +37,18 @@ int serve(const mb::CommandLine& command_line, const mb::blocking::BlockingOptio
     signal(SIGPIPE, SIG_IGN);
 
     try {
-        mb::blocking::Server server(command_line.http, command_line.db, options);
+        mb::blocking::Server server(command_line.http, command_line.db, command_line.cost, options);
         server.start();
         // Announced once the acceptor runs, so from here on the process has its fixed threads.
         std::cout << "listening on " << server.url() << std::endl;
         std::cerr << kProgram << ": " << options.max_workers << " workers at most, "
-                  << name_of(options.db_connection) << " database connections, keep-alive "
+                  << name_of(options.lifecycle) << " threads";
+        if (options.lifecycle == mb::blocking::Lifecycle::prefork) {
+            const auto& rules = options.prefork;
+            std::cerr << " (" << rules.start_servers << " started, " << rules.min_spare << " to "
+                      << rules.max_spare << " spare)";
+        }
+        std::cerr << ", " << name_of(options.db_connection) << " database connections, keep-alive "
                   << (command_line.http.keepalive ? "on" : "off") << "\n";
 
         int received = 0;
@@ -76,15 +82,16 @@ int main(int argc, char* argv[]) {
         kProgram, "The blocking model (Apache+PHP): a thread per connection, blocking MySQL calls.",
         8081);
     mb::blocking::BlockingOptions options;
-    mb::blocking::add_blocking_options(command_line.model_options(), options);
+    mb::blocking::add_blocking_options(command_line, options);
     if (!command_line.parse_or_exit(argc, argv)) {
         return 2;
     }
     mb::set_event_log_program(kProgram);
     mb::init_mysql_library();
     if (command_line.standalone) {
-        return mb::blocking::run_standalone(command_line.db, options.db_connection,
-                                            *command_line.standalone, options.concurrency);
+        return mb::blocking::run_standalone(command_line.db, command_line.cost,
+                                            options.db_connection, *command_line.standalone,
+                                            options.concurrency);
     }
     return serve(command_line, options);
 }

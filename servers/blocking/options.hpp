@@ -3,6 +3,8 @@
 
 #include "common/command_line.hpp"
 #include "servers/blocking/database_access.hpp"
+#include "servers/blocking/prefork_threads.hpp"
+#include "servers/blocking/thread_lifecycle.hpp"
 
 #include <cstddef>
 
@@ -10,6 +12,9 @@ namespace mb::blocking {
 
 struct BlockingOptions {
     unsigned max_workers = 150;  // Debian's Apache prefork MaxRequestWorkers
+    // A thread per connection, or Apache prefork's pre-started threads (rules: prefork).
+    Lifecycle lifecycle = Lifecycle::per_connection;
+    PreforkRules prefork;
     // Apache's MaxKeepAliveRequests: after this many requests a connection closes, so its worker
     // can take a client from the listen queue; without it, when there are more keep-alive clients
     // than workers, those beyond the cap would wait for as long as the others keep talking.
@@ -27,9 +32,9 @@ struct BlockingOptions {
     std::size_t worker_stack_bytes() const { return std::size_t{worker_stack_kib} * 1024; }
 };
 
-// Registers --max-workers, --max-keepalive-requests, --db-connection, --worker-stack-kib and
-// --concurrency; bad values
+// Registers --max-workers, --lifecycle, --start-servers, --min-spare, --max-spare,
+// --max-keepalive-requests, --db-connection, --worker-stack-kib and --concurrency; bad values
 // make CommandLine::parse() throw ConfigError.
-void add_blocking_options(po::options_description& model, BlockingOptions& options);
+void add_blocking_options(CommandLine& command_line, BlockingOptions& options);
 
 }  // namespace mb::blocking

@@ -1,5 +1,8 @@
 #include "servers/blocking/server.hpp"
 
+#include "servers/blocking/connection_threads.hpp"
+#include "servers/blocking/prefork_threads.hpp"
+
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -12,18 +15,33 @@ ServerIdentity identity() {
             "blocking: a thread per connection, blocking MySQL (Apache+PHP model)"};
 }
 
+// Apache's parent process looks at its idle workers once a second.
+constexpr std::chrono::seconds kPreforkMaintenanceInterval{1};
+
+std::unique_ptr<ThreadLifecycle> make_lifecycle(const BlockingOptions& options) {
+    if (options.lifecycle == Lifecycle::prefork) {
+        return std::make_unique<PreforkThreads>(options.prefork, options.max_workers,
+                                                options.worker_stack_bytes(),
+                                                kPreforkMaintenanceInterval);
+    }
+    return std::make_unique<ConnectionThreads>(options.max_workers, options.worker_stack_bytes());
+}
+
 }  // namespace
 
-Server::Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions& options)
+Server::Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+               const BlockingOptions& options)
     : http_(http),
       db_(db),
       options_(options),
       pages_(identity()),
       log_(http_.access_log),
-      exchanges_{pages_, log_, http_.keepalive, [this] { return model_status(); }},
+      cost_(cost),
+      exchanges_{pages_, log_, cost_, http_.keepalive, [this] { return model_status(); },
+                 ::getpid()},
       listener_(http_.listen, http_.backlog,
                 std::chrono::ceil<std::chrono::seconds>(http_.io_timeout)),
-      threads_(options_.max_workers, options_.worker_stack_bytes()),
+      threads_(make_lifecycle(options_)),
       settings_{.exchanges = exchanges_,
                 .http = http_,
                 .db = db_,
@@ -46,7 +64,7 @@ void Server::start() {
 
 void Server::stop() {
     stop_.raise();
-    threads_.release_waiters();
+    threads_->stop();
 }
 
 bool Server::wait(std::chrono::steady_clock::time_point deadline) {
@@ -54,11 +72,11 @@ bool Server::wait(std::chrono::steady_clock::time_point deadline) {
         acceptor_.join();
     }
     listener_.close();
-    return threads_.join_all(deadline) == 0;
+    return threads_->join_all(deadline) == 0;
 }
 
 void Server::accept_loop() {
-    while (threads_.wait_for_slot()) {
+    while (threads_->wait_for_slot()) {
         auto accepted = listener_.accept(stop_, log_.logs_access());
         if (!accepted) {
             return;
@@ -66,7 +84,7 @@ void Server::accept_loop() {
         log_.counters().connections_accepted.fetch_add(1, std::memory_order_relaxed);
         const int fd = accepted->fd;
         std::string peer = accepted->peer;
-        const bool started = threads_.start(
+        const bool started = threads_->start(
             [this, fd, peer = std::move(accepted->peer)]() mutable { serve(fd, std::move(peer)); });
         if (!started) {
             refuse(fd, peer);
@@ -104,7 +122,7 @@ void Server::refuse(int fd, std::string_view peer) {
 }
 
 bool Server::hand_over_thread() {
-    if (!threads_.at_cap() || listener_.waiting() == 0) {
+    if (!threads_->all_busy() || listener_.waiting() == 0) {
         return false;
     }
     handovers_.fetch_add(1, std::memory_order_relaxed);
@@ -112,12 +130,16 @@ bool Server::hand_over_thread() {
 }
 
 nlohmann::json Server::model_status() const {
-    const ConnectionThreads::Stats workers = threads_.stats();
-    return {
+    const ThreadLifecycle::Stats workers = threads_->stats();
+    nlohmann::json status = {
+        {"lifecycle", name_of(options_.lifecycle)},
         {"live_workers", workers.serving},
+        {"idle_workers", workers.idle},
         {"worker_threads", workers.threads},
         {"peak_workers", workers.peak},
         {"max_workers", options_.max_workers},
+        {"threads_started", workers.started},
+        {"thread_start_failures", workers.start_failures},
         {"max_keepalive_requests", options_.max_keepalive_requests},
         {"accept_waits_at_cap", workers.waits_at_cap},
         {"keepalive_handovers", handovers_.load(std::memory_order_relaxed)},
@@ -125,6 +147,12 @@ nlohmann::json Server::model_status() const {
         {"idle_db_connections", db_cache_.idle()},
         {"worker_stack_kib", options_.worker_stack_kib},
     };
+    if (options_.lifecycle == Lifecycle::prefork) {
+        status["start_servers"] = options_.prefork.start_servers;
+        status["min_spare"] = options_.prefork.min_spare;
+        status["max_spare"] = options_.prefork.max_spare;
+    }
+    return status;
 }
 
 }  // namespace mb::blocking

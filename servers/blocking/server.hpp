@@ -1,5 +1,5 @@
-// The blocking server: an acceptor thread that hands every accepted connection to a new thread
-// (ConnectionThreads caps how many live), and an orderly stop.
+// The blocking server: an acceptor thread that hands every accepted connection to a thread of the
+// chosen lifecycle (a new one, or a pre-started one; at most --max-workers), and an orderly stop.
 #pragma once
 
 #include "common/config.hpp"
@@ -7,16 +7,17 @@
 #include "common/http/exchange.hpp"
 #include "common/pages/pages.hpp"
 #include "servers/blocking/connection.hpp"
-#include "servers/blocking/connection_threads.hpp"
 #include "servers/blocking/listener.hpp"
 #include "servers/blocking/options.hpp"
 #include "servers/blocking/stop_signal.hpp"
+#include "servers/blocking/thread_lifecycle.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -26,7 +27,8 @@ namespace mb::blocking {
 class Server {
   public:
     // Listens at once. Throws std::runtime_error when it cannot listen or open the access log.
-    Server(const HttpConfig& http, const DbConfig& db, const BlockingOptions& options);
+    Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
+           const BlockingOptions& options);
     ~Server();
 
     std::string url() const { return listen_url(listener_.bound()); }
@@ -52,10 +54,11 @@ class Server {
     StopSignal stop_;
     const Pages pages_;
     ExchangeLog log_;
+    CpuCost cost_;
     ExchangeContext exchanges_;
     Listener listener_;
     ConnectionCache db_cache_;
-    ConnectionThreads threads_;
+    const std::unique_ptr<ThreadLifecycle> threads_;
     std::atomic<std::uint64_t> handovers_{0};
     const ConnectionSettings settings_;
     std::thread acceptor_;

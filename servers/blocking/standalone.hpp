@@ -4,13 +4,14 @@
 #pragma once
 
 #include "common/config.hpp"
+#include "common/cpu_cost.hpp"
 #include "servers/blocking/database_access.hpp"
 
 namespace mb::blocking {
 
 // Prints progress on stderr and the report on stdout. Returns the exit code: 0, or 1 (with the
 // reason on stderr) when the database failed.
-int run_standalone(const DbConfig& db, DbConnectionMode mode, unsigned iterations,
-                   unsigned concurrency);
+int run_standalone(const DbConfig& db, const CpuCostConfig& cost, DbConnectionMode mode,
+                   unsigned iterations, unsigned concurrency);
 
 }  // namespace mb::blocking

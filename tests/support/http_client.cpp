@@ -166,6 +166,18 @@ bool HttpConnection::closed_by_server(std::chrono::milliseconds wait) {
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
+bool trickle_until_closed(HttpConnection& connection, std::chrono::steady_clock::time_point until,
+                          std::chrono::milliseconds pace) {
+    const std::string head = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    for (std::size_t i = 0; std::chrono::steady_clock::now() < until; ++i) {
+        connection.send_best_effort(i < head.size() ? head.substr(i, 1) : "a");
+        if (connection.closed_by_server(pace)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 HttpReply http_get(std::uint16_t port, std::string_view target, std::string_view method) {
     HttpConnection connection(port);
     return connection.request(method, target, 11, "Connection: close\r\n");

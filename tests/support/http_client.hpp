@@ -68,6 +68,11 @@ class HttpConnection {
     std::chrono::steady_clock::time_point sent_at_;
 };
 
+// A slowloris client on connection: a request head one byte every pace, then header bytes without
+// end, until the server closes the connection or until `until`. True when the server closed it.
+bool trickle_until_closed(HttpConnection& connection, std::chrono::steady_clock::time_point until,
+                          std::chrono::milliseconds pace);
+
 // One request on a new connection with "Connection: close".
 HttpReply http_get(std::uint16_t port, std::string_view target, std::string_view method = "GET");
 

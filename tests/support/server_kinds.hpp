@@ -27,7 +27,9 @@ inline std::vector<ServerKind> server_kinds() {
         {"blocking",
          "blocking-server",
          {},
-         {{"--db-connection", "per-request"}, {"--db-connection", "persistent"}},
+         {{"--db-connection", "per-request"},
+          {"--db-connection", "persistent"},
+          {"--lifecycle", "prefork", "--db-connection", "persistent"}},
          "3311"},
         {"async", "async-server", {}, {{}}, "3312"},
     };

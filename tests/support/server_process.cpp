@@ -63,6 +63,24 @@ long status_kib(pid_t pid, const std::string& field) {
     return -1;
 }
 
+double cpu_seconds(pid_t pid, pid_t tid) {
+    const std::string path = "/proc/" + std::to_string(pid) +
+                             (tid != 0 ? "/task/" + std::to_string(tid) : std::string()) + "/stat";
+    std::ifstream stat(path);
+    std::string line;
+    std::getline(stat, line);
+    // Fields after "pid (comm) ": state is the 3rd field, utime the 14th, stime the 15th.
+    std::istringstream fields(line.substr(line.rfind(')') + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+        if (i >= 14) {
+            ticks += std::stod(field);
+        }
+    }
+    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 int thread_count(pid_t pid) { return count_entries("/proc/" + std::to_string(pid) + "/task"); }
 
 int fd_count(pid_t pid) { return count_entries("/proc/" + std::to_string(pid) + "/fd"); }

@@ -59,6 +59,9 @@ std::string binary_path(const std::string& name);
 // A figure in kB from /proc/PID/status: "VmRSS" (resident now), "VmHWM" (peak resident).
 long status_kib(pid_t pid, const std::string& field);
 
+// CPU seconds (user + system) of a process, or of one of its threads, from /proc (10 ms steps).
+double cpu_seconds(pid_t pid, pid_t tid = 0);
+
 // Count of entries in /proc/PID/task (threads) and /proc/PID/fd (open descriptors).
 int thread_count(pid_t pid);
 int fd_count(pid_t pid);
