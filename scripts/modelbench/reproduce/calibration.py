@@ -219,7 +219,10 @@ def section(results):
             fmt(chosen["server_ms"], 3), fmt(chosen["db_ms"], 3),
             f"×{chosen['ratio']:.2f} ({percent(chosen['ratio'] / choice['target_ratio'] - 1)})"
             + ("" if choice["converged"] else
-               f", **not within ±{choice['tolerance'] * 100:.0f} %**"),
+               f", **not within ±{choice['tolerance'] * 100:.0f} %**"
+               + (": the model spends more already at cost 0"
+                  if chosen["per_row_ns"] == 0 and chosen["ratio"] > choice["target_ratio"]
+                  else "")),
         ])
         searches += [f"**{model}** (want ×{choice['target_ratio']:.2f}):", "",
                      table(["run", "--cpu-per-row-ns", "ms per /html request",

@@ -8,10 +8,12 @@ second's worth of costs per second; the blocking model spends it on many threads
 core, and the cluster on a loop per core. Where the blocking model overtakes the single loop,
 and where the cluster stops keeping up with the blocking model, are read from the measured
 points: the cost at which the blocking model's requests/s over the other's reaches ×1, taken at
-each cost as the median over the rounds of the ratio within a round, interpolated linearly
-between the two measured costs around it.
+each cost as the median over the rounds of the ratio within a round, its logarithm interpolated
+linearly between the two measured costs around it (so that it falls where the lines cross on
+the plot's log scale).
 """
 
+import math
 import os
 import re
 
@@ -54,17 +56,18 @@ def label(results, key):
 
 
 def crossing(costs, ratios):
-    """The cost where the ratio first reaches 1 from below, interpolated linearly between the
-    two measured costs around it; the first cost when it is there from the start; None when it
-    stays below 1 over the sweep."""
-    points = [(u, r) for u, r in zip(costs, ratios) if r is not None]
+    """The cost where the ratio first reaches 1 from below, its logarithm interpolated linearly
+    between the two measured costs around it (where the two lines cross on the plot's log
+    scale); the first cost when it is there from the start; None when it stays below 1 over the
+    sweep."""
+    points = [(u, math.log(r)) for u, r in zip(costs, ratios) if r]
     if not points:
         return None
-    if points[0][1] >= 1:
+    if points[0][1] >= 0:
         return points[0][0]
     for (u0, r0), (u1, r1) in zip(points, points[1:]):
-        if r0 < 1 <= r1:
-            return u0 + (1 - r0) * (u1 - u0) / (r1 - r0)
+        if r0 < 0 <= r1:
+            return u0 - r0 * (u1 - u0) / (r1 - r0)
     return None
 
 
@@ -212,8 +215,9 @@ def section(results):
         "loop spends it on its one thread, the blocking model on the thread of the connection, "
         "the cluster on the loop of the worker. Requests/s are medians over the rounds; a "
         "ratio is taken within each round, its median shown with the range. A crossover is "
-        "the cost at which the ratio reaches ×1, interpolated linearly between the measured "
-        "costs around it (the median ratios; each round's own crossover after it).",
+        "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
+        "measured costs around it, where the lines cross on the plot (from the median ratios; "
+        "each round's own crossover after it).",
         "",
     ] + parts + [
         "What a thread per connection costs against Apache's prefork lifecycle "
@@ -274,10 +278,12 @@ def draw(results, marks=()):
             x = position(costs, u)
             if x is None:
                 continue
+            # A label right of its line, or left of it in the right half of the panel.
+            side = "right offset -0.5,0" if x > (len(costs) - 1) / 2 else "left offset 0.5,0"
             arrows += [f"set arrow {n} from {x:.3f}, graph 0 to {x:.3f}, graph 1 nohead dt 3 "
                        "lc rgb '#555555'",
                        f"set label {n} '{text} ({u / 1000:.2f} ms)' at {x:.3f}, graph "
-                       f"{0.97 - 0.06 * n:.2f} rotate by 0 font ',8' offset 0.5,0"]
+                       f"{0.97 - 0.06 * n:.2f} {side} font ',8'"]
         panels += [f"set title '-c {c}'", *arrows,
                    "plot " + ", \\\n     ".join(lines), "unset arrow", "unset label"]
     script = "\n".join([
