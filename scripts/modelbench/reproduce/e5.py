@@ -120,14 +120,19 @@ def cost_text(ms):
 
 def crossover_text(results, c, costs, name, top_ms):
     other = CROSSOVERS[name][2]
-    value = crossing(costs, ratios(results, c, costs, other))
+    found = ratios(results, c, costs, other)
+    value = crossing(costs, found)
     per_round = round_crossovers(results, c, costs, other)
     if value is None:
         text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {top_ms:g} ms)"
     elif value == costs[0]:
-        text = f"**from {value / 1000:g} ms on** (the blocking model ahead at every cost)"
+        text = f"**from {value / 1000:g} ms on** (the blocking model ahead from the first cost)"
     else:
         text = f"**{value / 1000:.3f} ms**"
+    back = [u for u, r in zip(costs, found) if value is not None and u > value and r and r < 1]
+    if back:
+        text += (" (the ratio falls below ×1 again at "
+                 f"{', '.join(f'{u / 1000:g}' for u in back)} ms)")
     if len(per_round) > 1:
         measured = [v for v in per_round if v is not None]
         spread = Spread.of(measured)
