@@ -7,6 +7,12 @@
 #   E2   /hello under ab -c 200, with the servers' listen queue (511) and the posts' (128)
 #   E3   /factorial under ab -c 5, without and with -l (ab's "Length" failures)
 #   E4   the /tasks demo (log lines in order), /json under siege -c 500 -d 1 and -c 1000 -d 1
+#   E5   the crossover: /html under ab -c 20 and -c 200 while the models' CPU cost per request
+#        sweeps from 0 to 4 ms (blocking, also with --lifecycle prefork; async; async cluster)
+# With php and node among the servers it first calibrates the models: it measures the real
+# systems' CPU per /html request over mariadbd's, searches the cost that makes each model's
+# ratio the same (blocking against php, async against node), and E1a and E1b also run the
+# calibrated models.
 # Every run is repeated in rounds (3 by default), the servers interleaved, each run on a freshly
 # started server once the machine is quiet; the report gives medians and ranges, and a verdict
 # per claim of the posts for the real systems and for the models (inconclusive when the rounds
@@ -17,18 +23,20 @@
 # started — every server, and the database unless --keep-db — and its last line says what is
 # left running.
 #
-# usage: scripts/reproduce.sh [--smoke | --full] [--only E1a,E1b,E2,E3,E4]
+# usage: scripts/reproduce.sh [--smoke | --full] [--only E1a,E1b,E2,E3,E4,E5] [--calibrate]
 #                             [--servers php,node,blocking,async] [--repeats N] [--keep-db]
-#                             [--results-dir DIR]
+#                             [--results-dir DIR] [--against DIR]
 #   (default)        reduced counts and siege for 15 s, about 30 minutes on a 2-core machine
 #   --full           the posts' own counts and durations (siege for 5 and 10 minutes)
 #   --smoke          one round of small runs, about 2 minutes, for CI
-#   --only LIST      experiments to run (comma-separated)
+#   --only LIST      experiments to run (comma-separated); without --calibrate, no calibration
+#   --calibrate      the calibration alone, or before the experiments of --only
 #   --servers LIST   systems to run (php, node, blocking, async); node and async include their
 #                    cluster mode in E1b
 #   --repeats N      rounds of every run (default 3; --smoke 1)
 #   --keep-db        leave the private MariaDB running if this run started it
 #   --results-dir D  write there instead of results/<timestamp>/
+#   --against DIR    an earlier run's results: the report compares E5's crossover costs with it
 # Exit status: 0 when every step succeeded, 1 when any failed, 2 on bad arguments.
 set -uo pipefail
 
@@ -37,11 +45,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib/cli.sh"
 
 size=default
-only=E1a,E1b,E2,E3,E4
+only=""
+calibrate=0
 servers=php,node,blocking,async
 repeats=""
 keep_db=0
 results_dir=""
+against=""
 command_line="scripts/reproduce.sh $*"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -51,6 +61,7 @@ while [ $# -gt 0 ]; do
         --only) [ $# -ge 2 ] || bad_usage "--only needs a list, e.g. --only E1b,E3"
                 only=$2; shift ;;
         --only=*) only=${1#--only=} ;;
+        --calibrate) calibrate=1 ;;
         --servers) [ $# -ge 2 ] || bad_usage "--servers needs a list, e.g. --servers async"
                    servers=$2; shift ;;
         --servers=*) servers=${1#--servers=} ;;
@@ -61,18 +72,28 @@ while [ $# -gt 0 ]; do
         --results-dir) [ $# -ge 2 ] || bad_usage "--results-dir needs a directory"
                        results_dir=$2; shift ;;
         --results-dir=*) results_dir=${1#--results-dir=} ;;
+        --against) [ $# -ge 2 ] || bad_usage "--against needs an earlier run's results directory"
+                   against=$2; shift ;;
+        --against=*) against=${1#--against=} ;;
         *) bad_usage "unknown argument '$1'" ;;
     esac
     shift
 done
 
+# The calibration runs by default (when its systems are selected), with --calibrate, and not
+# when --only names the experiments without it.
 experiments=""
+if [ -z "$only" ] && [ "$calibrate" -eq 0 ]; then
+    only=E1a,E1b,E2,E3,E4,E5
+    calibrate=1
+fi
+[ "$calibrate" -eq 0 ] || experiments=",CAL"
 IFS=, read -ra items <<<"$only"
 for item in "${items[@]}"; do
     case ${item^^} in
         E1) experiments+=",E1A,E1B" ;;
-        E1A|E1B|E2|E3|E4) experiments+=",${item^^}" ;;
-        *) bad_usage "--only: unknown experiment '$item' (E1a, E1b, E2, E3, E4)" ;;
+        E1A|E1B|E2|E3|E4|E5) experiments+=",${item^^}" ;;
+        *) bad_usage "--only: unknown experiment '$item' (E1a, E1b, E2, E3, E4, E5)" ;;
     esac
 done
 systems=""
@@ -85,6 +106,10 @@ for item in "${items[@]}"; do
 done
 [ -n "$experiments" ] || bad_usage "--only selects no experiment"
 [ -n "$systems" ] || bad_usage "--servers selects no server"
+if [ -n "$against" ]; then
+    [ -d "$against/runs" ] || bad_usage "--against: '$against' has no runs/ of reproduce.sh"
+    against=$(absolute "$against")
+fi
 if [ -n "$repeats" ]; then
     [[ $repeats =~ ^[1-9][0-9]?$ ]] || bad_usage "--repeats: '$repeats' is not a number from 1 to 99"
 fi
@@ -130,4 +155,5 @@ fi
 
 "${harness[@]}" modelbench.reproduce --size "$size" --experiments "$experiments" \
     --servers "$systems" ${repeats:+--repeats "$repeats"} --results-dir "$results_dir" \
-    --build-dir "$build_dir" --command "$command_line" "${db_pid_flag[@]}"
+    --build-dir "$build_dir" --command "$command_line" ${against:+--against "$against"} \
+    "${db_pid_flag[@]}"

@@ -18,3 +18,13 @@ def table(header, rows):
     lines = ["| " + " | ".join(cell(c) for c in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def ratio_cell(spread):
+    """A ratio over repetitions (a modelbench.repeats.Spread): '×1.41 (×1.26–×1.52)', '×1.41'
+    when they agree to two digits, '–' when it was not measured."""
+    if spread is None:
+        return "–"
+    if spread.count == 1 or f"{spread.low:.2f}" == f"{spread.high:.2f}":
+        return f"×{spread.median:.2f}"
+    return f"×{spread.median:.2f} (×{spread.low:.2f}–×{spread.high:.2f})"

@@ -18,7 +18,7 @@ from modelbench import runs as measured_runs
 from modelbench import targets
 from modelbench.checkout import Checkout
 from modelbench.processes import CORES
-from modelbench.reproduce import checks, plan, report
+from modelbench.reproduce import calibration, checks, plan, report
 
 STANDALONE_TIMEOUT_S = 1200
 # Before the first run: a 1-minute load average below one per two cores, waited for this long at
@@ -51,6 +51,7 @@ class Reproduction:
         self.failures = 0
         self.servers = []  # every ServerProcess started, to account for at the end
         self.remeasured = 0
+        self.calibration = calibration.Calibration(self.dir, args.size, self.run, log)
 
     def fail(self, run_id, cause, log_path):
         self.failures += 1
@@ -60,25 +61,34 @@ class Reproduction:
         log(f"    log: {log_path}")
 
     def run(self, step):
+        """Runs the step; its record (None for the calibration's search, whose runs are steps
+        of their own)."""
+        if step.tool == "calibrate":
+            try:
+                self.calibration.search(step)
+            except calibration.CalibrationError as error:
+                self.fail(step.run_id, str(error), os.path.join(self.raw, f"{step.run_id}-p*"))
+            return None
         if step.tool == "tasks":
             # Not a measurement: the order of three log lines, which other work cannot change.
-            self.attempt(step, 1)
+            record, _ = self.attempt(step, 1)
         else:
             attempts = iter(range(1, self.gate.max_attempts + 1))
-            _, _, count = self.gate.measure(lambda: self.attempt(step, next(attempts)))
+            record, _, count = self.gate.measure(lambda: self.attempt(step, next(attempts)))
             self.remeasured += count > 1
         if step.tool != "standalone":
             pause = self.size["pause_s"] if step.pause else 1
             log(f"    pausing {pause} s for TIME_WAIT ({time_wait_sockets()} sockets)")
             time.sleep(pause)
+        return record
 
     @staticmethod
-    def meta(step, attempt):
+    def meta(step, attempt, flags):
         return {"experiment": step.experiment, "server": step.server.key,
                 "system": step.server.system,
                 "variant": "cluster" if step.server.cluster else "single",
                 "base": step.base, "round": step.round, "attempt": attempt,
-                "server_flags": " ".join(step.flags)}
+                "server_flags": " ".join(flags)}
 
     def attempt(self, step, attempt):
         """One measurement of the step: (its record, the figures the gate judges). A step that
@@ -91,15 +101,21 @@ class Reproduction:
     def measure(self, step, attempt):
         """The step's run, against a server started for it: its record."""
         kind = targets.KINDS[step.server.system]
-        meta = self.meta(step, attempt)
         settings = step.settings
+        flags = [*step.server.flags, *step.flags]
+        if step.server.calibrated:
+            try:
+                flags += self.calibration.flags(step.server)
+            except calibration.CalibrationError as error:
+                return self.runs.failed(step.run_id, self.meta(step, attempt, flags), step.tool,
+                                        str(error))
+        meta = self.meta(step, attempt, flags)
         if step.tool == "standalone":
             return self.runs.standalone(step.run_id, meta,
-                                        kind.standalone(self.checkout, settings["n"]),
+                                        [*kind.standalone(self.checkout, settings["n"]), *flags],
                                         settings["n"], STANDALONE_TIMEOUT_S)
         prefix = os.path.join(self.raw, step.run_id)
-        command = kind.command(self.checkout, [*step.server.flags, *step.flags],
-                               files_dir=prefix + ".files")
+        command = kind.command(self.checkout, flags, files_dir=prefix + ".files")
         try:
             target = targets.start(step.run_id, command, prefix)
         except targets.TargetError as error:
@@ -116,7 +132,8 @@ class Reproduction:
             elif step.tool == "ab":
                 record = self.runs.ab(step.run_id, meta, target, step.path, settings["c"],
                                       settings["n"],
-                                      variable_length=settings.get("variable_length", False))
+                                      variable_length=settings.get("variable_length", False),
+                                      time_limit=settings.get("time_limit"))
             else:
                 record = self.runs.siege(step.run_id, meta, target, step.path, settings["c"], 1,
                                          settings["time"])
@@ -158,6 +175,7 @@ class Reproduction:
 
 
 def write_settings(args, size, repeats, started):
+    e5 = plan.E5_SIZES[args.size]
     lines = [f"started={started}", f"size={args.size}", f"command={args.command}",
              f"build_dir={args.build_dir}", f"repeats={repeats}",
              f"standalone_n={size['standalone_n']}",
@@ -165,6 +183,10 @@ def write_settings(args, size, repeats, started):
              f"factorial_n={size['factorial_n']}", f"tasks_delay_ms={size['tasks_delay_ms']}",
              f"siege=500 users, {size['siege_time']}",
              f"siege1000=1000 users, {size['siege1000_time']}",
+             f"calibration=ab -c {plan.CALIBRATION_C} -n {plan.CALIBRATION_N[args.size]} /html",
+             f"e5=ab -c {','.join(str(c) for c in e5['concurrencies'])} -t {e5['time_s']} "
+             f"-n {e5['n']} /html at --cpu-per-request-us "
+             f"{','.join(str(u) for u in e5['costs_us'])}",
              f"somaxconn={checks.somaxconn()}"]
     with open(os.path.join(args.results_dir, "settings.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -186,12 +208,17 @@ def main():
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--db-pid", type=int, help="mariadbd, for its CPU")
     parser.add_argument("--command", default="scripts/reproduce.sh", help="for the report")
+    parser.add_argument("--against", help="an earlier run's results directory, whose E5 "
+                        "crossovers the report compares with this run's")
     args = parser.parse_args()
     processes.sigterm_as_ctrl_c()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     size = plan.SIZES[args.size]
     repeats = args.repeats or size["repeats"]
     steps = plan.steps(args.size, args.experiments.split(","), args.servers.split(","), repeats)
+    if "CAL" in args.experiments.split(",") and not plan.calibrated_models(args.servers):
+        log("== calibration: skipped, it needs php and blocking, or node and async, among the "
+            "servers")
     reproduction = Reproduction(args)
     try:
         targets.check_built(reproduction.checkout, {step.server.system for step in steps})
@@ -226,7 +253,7 @@ def main():
     log("== report")
     report_path = os.path.join(args.results_dir, "report.md")
     try:
-        plot_errors = report.write(args.results_dir, args.build_dir)
+        plot_errors = report.write(args.results_dir, args.build_dir, args.against)
         if plot_errors:
             reproduction.fail("report", "plots not drawn: " + "; ".join(plot_errors),
                               report_path)

@@ -1,7 +1,8 @@
 """PNG plots of a results directory, drawn by gnuplot: E1b requests/s and latency by concurrency
 for each server (medians over the rounds; a real system in a solid line, its model dashed in
-the same colour), and the CPU split of the heaviest run of each experiment. Data and gnuplot
-scripts stay in plots/ so a plot can be redrawn or restyled by hand.
+the same colour, the model calibrated dotted), and the CPU split of the heaviest run of each
+experiment. Data and gnuplot scripts stay in plots/ so a plot can be redrawn or restyled by
+hand; E5's plot is modelbench.reproduce.e5's.
 """
 
 import os
@@ -10,10 +11,11 @@ import subprocess
 from modelbench.reproduce.plan import CONCURRENCIES, PAIRS
 
 TERMINAL = "set terminal pngcairo size 900,560 font 'sans,10'"
-# Each pair (model, real system) one colour.
+# Each pair (model, real system) one colour, the model calibrated too (its key is KEY-cal).
 PAIR_COLORS = ("#c0392b", "#2471a3", "#1e8449")
-COLORS = {server: color for pair, color in zip(PAIRS, PAIR_COLORS) for server in pair}
-SERVERS = [server for pair in PAIRS for server in reversed(pair)]
+COLORS = {server: color for pair, color in zip(PAIRS, PAIR_COLORS)
+          for server in (*pair, f"{pair[0]}-cal")}
+SERVERS = [server for model, real in PAIRS for server in (real, model, f"{model}-cal")]
 
 
 def _write(path, text):
@@ -52,7 +54,8 @@ def _e1b_scripts(results, data):
     for server in measured:
         column = 2 + 3 * SERVERS.index(server)
         color, label = COLORS[server], results.label(server)
-        dash = "dt 1" if server in dict(PAIRS).values() else "dt 2"
+        dash = ("dt 1" if server in dict(PAIRS).values() else
+                "dt 3" if server.endswith("-cal") else "dt 2")
         rps_plots.append(f"'{data}' using 1:{column} with linespoints lw 2 {dash} pt 7 "
                          f"lc rgb '{color}' title '{label}'")
         latency_plots.append(f"'{data}' using 1:{column + 1} with linespoints lw 2 {dash} pt 7 "
@@ -136,11 +139,17 @@ def draw(results):
                "# label\tserver\tmariadbd\tclient\tother\n" +
                "".join("\t".join([f'"{r[0]}"'] + [f"{v:.1f}" for v in r[1:]]) + "\n" for r in rows))
         jobs.append(("cpu-split.gp", _cpu_script("plots/cpu-split.dat")))
+    return render(results.directory, jobs)
+
+
+def render(directory, jobs):
+    """Writes each (name, script) to plots/ and runs gnuplot on it in directory; returns the
+    error messages."""
     errors = []
     for name, script in jobs:
-        _write(os.path.join(plot_dir, name), script)
+        _write(os.path.join(directory, "plots", name), script)
         result = subprocess.run(["gnuplot", os.path.join("plots", name)], capture_output=True,
-                                text=True, timeout=60, cwd=results.directory)
+                                text=True, timeout=60, cwd=directory)
         if result.returncode != 0:
             errors.append(f"gnuplot {name}: {result.stderr.strip()}")
     return errors

@@ -5,12 +5,11 @@ judged for both, with its measured cause when not reproduced) and PNG plots draw
 reproduce.sh writes them after its runs; this redraws them:
 
   python3 -m modelbench.reproduce.report --dir results/<timestamp> [--build-dir build]
+                                         [--against results/<another>]
 """
 
 import argparse
 import csv
-import glob
-import json
 import os
 import platform
 import re
@@ -18,10 +17,10 @@ import subprocess
 import sys
 
 from modelbench.repeats import NOT_REPRODUCED, Spread, median
-from modelbench.reproduce import findings, plots
+from modelbench.reproduce import calibration, e5, findings, plots
 from modelbench.reproduce.plan import CONCURRENCIES, PAIRS, POSTS_BACKLOG, SERVERS
-from modelbench.reproduce.results import Results
-from modelbench.tables import fmt, table
+from modelbench.reproduce.results import Results, load_runs
+from modelbench.tables import fmt, ratio_cell, table
 from modelbench.targets import KINDS
 
 META_COLUMNS = ["id", "base", "round", "attempt", "experiment", "server", "system", "variant",
@@ -42,14 +41,6 @@ FIGURE_COLUMNS = [
 ]
 # What each real system is, for the headings of its pair.
 REAL_NAMES = {"php": "Apache+PHP", "node": "Node.js", "node-cluster": "Node.js with node:cluster"}
-
-
-def load_runs(directory):
-    runs = []
-    for path in glob.glob(os.path.join(directory, "runs", "*.json")):
-        with open(path) as f:
-            runs.append(json.load(f))
-    return {run["id"]: run for run in sorted(runs, key=lambda r: r.get("started", ""))}
 
 
 def read_text(path, default=""):
@@ -192,7 +183,8 @@ def section_runs(results, settings):
 
 
 def section_e1a(results):
-    cols = columns_of(results, "e1a-{}", ["php", "blocking", "node", "async"])
+    cols = columns_of(results, "e1a-{}", ["php", "blocking", "blocking-cal", "node", "async",
+                                          "async-cal"])
     if not cols:
         return ""
     bases = [b for _, b in cols]
@@ -506,14 +498,6 @@ def spread_cell(spread, digits):
             f"{spread.high:,.{digits}f})")
 
 
-def ratio_cell(spread):
-    if spread is None:
-        return "–"
-    if spread.count == 1 or f"{spread.low:.2f}" == f"{spread.high:.2f}":
-        return f"×{spread.median:.2f}"
-    return f"×{spread.median:.2f} (×{spread.low:.2f}–×{spread.high:.2f})"
-
-
 def section_models(results, claims):
     parts = []
     for model, real in PAIRS:
@@ -524,6 +508,8 @@ def section_models(results, claims):
                   f"{REAL_NAMES[real]}", "",
                   table(["", results.label(model), results.label(real), "model ÷ real"], rows),
                   ""]
+    if not parts and not claims:
+        return ""
     verdicts = table(["claim", "real systems (php, node)", "models (blocking, async)"],
                      [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"]
                       for c in claims])
@@ -549,6 +535,8 @@ def section_models(results, claims):
 
 
 def section_findings(claims):
+    if not claims:
+        return ""
     rows = []
     for c in claims:
         for name, side in (("real systems", c.real), ("models", c.model)):
@@ -623,19 +611,22 @@ def environment(results, settings, build_dir):
     ])
 
 
-def write(directory, build_dir=""):
+def write(directory, build_dir="", against=None):
     """Writes results.csv, the plots and report.md; returns the plots not drawn (their
-    errors)."""
+    errors). against: another results directory, whose E5 crossovers this run's are compared
+    with."""
     results = Results(directory, load_runs(directory))
     settings = read_settings(directory)
     write_csv(results, os.path.join(directory, "results.csv"))
     try:
-        plot_errors = plots.draw(results)
+        plot_errors = plots.draw(results) + e5.draw(results, calibration.marks(directory))
     except (OSError, subprocess.SubprocessError) as error:
         plot_errors = [str(error)]
 
     somaxconn = int(settings.get("somaxconn", "0") or 0)
     claims = findings.evaluate(results, somaxconn)
+    calibrated = calibration.calibrated_claims(results, somaxconn)
+    other = Results(against, load_runs(against)) if against else None
     sections = [
         "# modelbench: the posts' experiments on four systems, reproduced on this machine",
         "",
@@ -643,14 +634,18 @@ def write(directory, build_dir=""):
         "",
         section_checks(directory),
         section_runs(results, settings),
+        calibration.section(results),
         section_e1a(results),
         section_e1b(results),
         section_e2(results, settings),
         section_e3(results),
         section_e4(results),
+        e5.section(results),
         section_cpu(results),
         section_models(results, claims),
         section_findings(claims),
+        calibration.section_verdicts(claims, calibrated),
+        calibration.section_targets(results, claims, calibrated, other),
         section_failures(directory),
         "## Files",
         "",
@@ -673,8 +668,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", required=True)
     parser.add_argument("--build-dir", default="")
+    parser.add_argument("--against", help="another results directory: its E5 crossovers "
+                        "against this one's (a target of the calibrated model)")
     args = parser.parse_args()
-    plot_errors = write(args.dir, args.build_dir)
+    plot_errors = write(args.dir, args.build_dir, args.against)
     for error in plot_errors:
         print(f"report: plot not drawn: {error}", file=sys.stderr)
     return 1 if plot_errors else 0

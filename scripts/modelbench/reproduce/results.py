@@ -2,10 +2,21 @@
 its round, modelbench.reproduce.plan names them): a figure's value in each round, its median and
 range over the rounds, and values paired round by round for ratios between runs."""
 
+import glob
+import json
 import os
 
 from modelbench.repeats import Spread, median
 from modelbench.reproduce.plan import SERVERS
+
+
+def load_runs(directory):
+    """{run id: record} of a results directory's runs/*.json, in the order they started."""
+    runs = []
+    for path in glob.glob(os.path.join(directory, "runs", "*.json")):
+        with open(path) as f:
+            runs.append(json.load(f))
+    return {run["id"]: run for run in sorted(runs, key=lambda r: r.get("started", ""))}
 
 
 class Results:
@@ -91,8 +102,10 @@ class Results:
         return f"{core:.0f} % ({machine:.0f} %)"
 
     def label(self, key):
-        """A server's name in tables: 'node cluster ×2' for a cluster variant."""
+        """A server's name in tables: 'node cluster ×2' for a cluster variant, 'async
+        calibrated' for a model with the calibrated cost."""
         server = SERVERS.get(key)
-        if server is not None and server.cluster:
-            return f"{server.system} cluster ×{self.cores}"
-        return key
+        if server is None:
+            return key
+        name = f"{server.system} cluster ×{self.cores}" if server.cluster else server.system
+        return f"{name} calibrated" if server.calibrated else name
