@@ -78,6 +78,21 @@ TEST_P(ServerHardening, AnEndlessTrailerIsRefusedInBoundedMemory) {
     expect_refused_in_bounded_memory(*server, kChunkedHead + "0\r\nX-Trailer: ", 'a');
 }
 
+// Beast's header fields hold at most 64 KiB per value and throw past that; a trailer is not bound
+// by the header limit, so only the read buffer's cap keeps such a field from reaching them (it
+// once ended the async server and cost the blocking one its connection without an answer).
+TEST_P(ServerHardening, ATrailerFieldBeyondWhatBeastStoresIsRefusedAndTheServerServesOn) {
+    const auto server = start();
+    HttpConnection connection(server->port());
+    connection.send_best_effort(kChunkedHead + "0\r\nX-Trailer: " + std::string(70'000, 'a') +
+                                "\r\n\r\n");
+    const auto reply = connection.try_read_reply();
+    ASSERT_TRUE(reply.has_value()) << "no answer to a 70 KB trailer field";
+    EXPECT_EQ(reply->status, 400u);
+    EXPECT_TRUE(connection.closed_by_server(5s));
+    EXPECT_EQ(http_get(server->port(), "/hello").status, 200u);
+}
+
 // ---- Framing: Transfer-Encoding as RFC 9112 6.1 and 6.3 demand --------------------------------
 
 // A request whose body, read by another framing, would be a second request: the server must

@@ -87,7 +87,8 @@ ParsedRequest parse_and_route(std::string_view bytes) {
     // As a server reads: the header first (put() stops there), its checks, then the body.
     std::size_t consumed = 0;
     for (bool header = true; !parser.is_done(); header = false) {
-        const std::string_view rest = bytes.substr(consumed);
+        // Never more at once than a server's read buffer can hold.
+        const std::string_view rest = bytes.substr(consumed, kMaxReadBufferBytes);
         const std::size_t used = parser.put(boost::asio::buffer(rest.data(), rest.size()), ec);
         consumed += used;
         if (!ec && used == 0 && !parser.is_done()) {

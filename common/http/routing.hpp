@@ -20,7 +20,11 @@ inline constexpr std::size_t kMaxHeaderBytes = 16 * 1024;  // request line + hea
 inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;    // more: 413
 // The read buffer's hard cap. Beast 1.74's parser bounds the header and the body but not a
 // chunk-size line, its extensions or a trailer: those would buffer as long as a client sends.
-inline constexpr std::size_t kMaxReadBufferBytes = kMaxHeaderBytes + kMaxBodyBytes + 4 * 1024;
+// The body never needs the room (it is parsed as it arrives); a header does.
+inline constexpr std::size_t kMaxReadBufferBytes = kMaxHeaderBytes + 4 * 1024;
+// A trailer is parsed only once it is whole in the buffer, and Beast's fields throw for a value
+// of 64 KiB or more: the cap keeps every trailer field below that.
+static_assert(kMaxReadBufferBytes < 65'535);
 inline constexpr unsigned kMaxDelayMs = 10000;    // ?delay_ms= of /html, /json, /tasks
 inline constexpr unsigned kMaxFactorialN = 1000;  // ?n= of /factorial
 inline constexpr unsigned kDefaultTaskDelayMs = 2000;
