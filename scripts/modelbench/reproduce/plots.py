@@ -16,6 +16,13 @@ COLORS = {server: color for pair, color in zip(PAIRS, PAIR_COLORS) for server in
 SERVERS = [server for pair in PAIRS for server in reversed(pair)]
 
 
+def directory(results):
+    """plots/ of the results directory, made when missing: the plots' data and scripts."""
+    path = os.path.join(results.directory, "plots")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 def _write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -119,12 +126,13 @@ def _cpu_script(data):
     ]) + "\n"
 
 
-def draw(results):
-    """Draws every plot that has data; returns the error messages (none when all went well)."""
+def draw(results, more=()):
+    """Draws every plot that has data, and the jobs (script name, script) of more: an
+    experiment's own plots, their data already in plots/. Returns the error messages (none when
+    all went well)."""
     # Paths in the scripts are relative to the results directory, where gnuplot runs and the
     # PNGs land, so the folder can be moved and a plot redrawn with `gnuplot plots/NAME.gp`.
-    plot_dir = os.path.join(results.directory, "plots")
-    os.makedirs(plot_dir, exist_ok=True)
+    plot_dir = directory(results)
     jobs = []
     _write(os.path.join(plot_dir, "e1b.dat"), _e1b_data(results))
     rps, latency, measured = _e1b_scripts(results, "plots/e1b.dat")
@@ -137,7 +145,7 @@ def draw(results):
                "".join("\t".join([f'"{r[0]}"'] + [f"{v:.1f}" for v in r[1:]]) + "\n" for r in rows))
         jobs.append(("cpu-split.gp", _cpu_script("plots/cpu-split.dat")))
     errors = []
-    for name, script in jobs:
+    for name, script in [*jobs, *more]:
         _write(os.path.join(plot_dir, name), script)
         result = subprocess.run(["gnuplot", os.path.join("plots", name)], capture_output=True,
                                 text=True, timeout=60, cwd=results.directory)
