@@ -11,6 +11,13 @@
 #   scripts/serve.sh php                                the real Apache+PHP on 127.0.0.1:8083
 #   scripts/serve.sh node --cluster                     the real Node.js, a worker per core (8084)
 #   scripts/serve.sh blocking --help                    every flag of a server
+#   scripts/serve.sh async --listen 0.0.0.0:8082 --db-host 10.0.0.3
+#                         on every address, for a load generator on another machine
+#                         (scripts/reproduce.sh --target async=http://THIS_HOST:8082), its
+#                         database on a third (there: DB_BIND=10.0.0.3 DB_ALLOW=... db.sh start)
+# --listen HOST:PORT takes one address of this machine, or 0.0.0.0 for all of them. The servers
+# are benchmark targets, not internet-facing services: they have no TLS, no authentication and
+# a /status that tells anyone what runs; listen on a private network only.
 # Exit status: the server's (0 after Ctrl-C), 2 on bad arguments, 1 when preparation failed.
 set -uo pipefail
 
