@@ -123,21 +123,9 @@ class CrossChecked:
         self.tree.finish()
         self.status.finish()
 
-    @property
-    def cpu_seconds(self):
-        return self.tree.cpu_seconds
-
-    @property
-    def peak_threads(self):
-        return self.tree.peak_threads
-
-    @property
-    def peak_processes(self):
-        return self.tree.peak_processes
-
-    @property
-    def peak_rss_kib(self):
-        return self.tree.peak_rss_kib
+    def __getattr__(self, name):
+        """cpu_seconds and the peaks are /proc's."""
+        return getattr(self.tree, name)
 
     def figures(self):
         proc, status = self.tree.cpu_seconds, self.status.cpu_seconds

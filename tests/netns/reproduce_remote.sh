@@ -30,25 +30,9 @@ async=$2
 for binary in "$blocking" "$async"; do
     [ -x "$binary" ] || { echo "reproduce_remote: $binary is not an executable" >&2; exit 2; }
 done
-if [ -z "${NETNS_NAME:-}" ]; then
-    exec bash "$root/scripts/lib/netns.sh" with bash "$0" "$@"
-fi
-
-work=$(mktemp -d /tmp/reproduce_remote.XXXXXX)
-export DB_DIR=$work/db DB_PORT=${NETNS_TEST_DB_PORT:-3306}
-export DB_BIND=$NETNS_HOST_ADDR DB_ALLOW=$NETNS_NS_ADDR
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    bash "$root/scripts/db.sh" stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-echo "== database on $DB_BIND:$DB_PORT, bench allowed from $DB_ALLOW"
-bash "$root/scripts/db.sh" start >"$work/db.log" 2>&1 || { cat "$work/db.log" >&2; exit 1; }
+# shellcheck source=tests/netns/link_database.sh
+source "$root/tests/netns/link_database.sh"
+link_database reproduce_remote "$0" "$@"
 
 # start_inside NAME BINARY FLAGS...: a server inside the namespace; sets url_NAME.
 start_inside() {
@@ -56,7 +40,7 @@ start_inside() {
     shift
     ip netns exec "$NETNS_NAME" "$@" --listen "$NETNS_NS_ADDR:0" --db-host "$DB_BIND" \
         --db-port "$DB_PORT" >"$log" 2>&1 &
-    pids+=($!)
+    test_pids+=($!)
     for _ in $(seq 1 100); do
         url=$(sed -n 's|^listening on \(http://[^ ]*\)/$|\1|p' "$log")
         [ -n "$url" ] && break
@@ -79,9 +63,9 @@ bash "$root/scripts/reproduce.sh" --smoke --results-dir "$results" \
 cat "$work/reproduce.log"
 
 alive=0
-for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=$((alive + 1)); done
+for pid in "${test_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=$((alive + 1)); done
 
-PYTHONPATH=$root/scripts /usr/bin/python3 - "$results" "$status" "$alive" "${#pids[@]}" <<'EOF'
+PYTHONPATH=$root/scripts /usr/bin/python3 - "$results" "$status" "$alive" "${#test_pids[@]}" <<'EOF'
 import csv
 import os
 import sys
