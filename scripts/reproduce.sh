@@ -22,9 +22,9 @@
 # usage: scripts/reproduce.sh [--smoke | --full] [--only E1a,E1b,E2,E3,E4,E6]
 #                             [--servers php,node,blocking,async | --target NAME=URL...]
 #                             [--client ab|wrk] [--repeats N] [--keep-db] [--results-dir DIR]
-#   (default)        reduced counts and siege for 15 s, about 30 minutes on a 2-core machine
+#   (default)        reduced counts and siege for 15 s, about 40 minutes on a 2-core machine
 #   --full           the posts' own counts and durations (siege for 5 and 10 minutes)
-#   --smoke          one round of small runs, about 2 minutes, for CI
+#   --smoke          one round of small runs, about 3 minutes, for CI
 #   --only LIST      experiments to run (comma-separated)
 #   --servers LIST   systems to run (php, node, blocking, async); node and async include their
 #                    cluster mode in E1b
@@ -33,7 +33,7 @@
 #                    blocking, async, node-cluster, async-cluster (URL http://HOST:PORT). Only
 #                    the servers named run; nothing is built or started here, and the steps that
 #                    need a local server process (E1a, the /tasks demo, E2 --backlog 128, E6)
-#                    are reported as not measured. The server's CPU comes from its /status
+#                    are reported as not measured. The server's CPU comes from its /status.
 #   --client wrk     /html and /hello under wrk (keep-alive, a thread per core, fixed time)
 #                    instead of ab (default: ab, as the posts)
 #   --repeats N      rounds of every run (default 3; --smoke 1)
