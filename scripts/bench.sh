@@ -5,7 +5,9 @@
 #             HTTP) with --concurrency K for K = 1 and K = cores: blocking threads with a
 #             connection per iteration and with persistent connections, and the async loop
 #   servers   blocking per-request, blocking persistent, async (1 worker), async (1 per core):
-#             /html, /json and /hello under ab -c 1, -c 20, -c 200, and /hello also with -k
+#             /html, /json and /hello under ab -c 1, -c 20, -c 200, and /hello also with -k;
+#             /html and /hello also under wrk (keep-alive, a thread per core, its latency
+#             distribution), reported beside ab's figures
 #   memory    async holding 1000 idle keep-alive connections; blocking with 150 live workers
 # Every measurement runs --repetitions times (interleaved) and the median is reported, with the
 # CPU per request of the server, mariadbd and ab (from /proc and ab's rusage). It waits for a
@@ -14,7 +16,7 @@
 #
 # usage: scripts/bench.sh [--quick] [--repetitions N] [--results-dir DIR]
 #                         [--max-load L] [--max-wait S]
-#   --quick          1 s per run, about 6 minutes on 2 cores (default: 5 s per run, ~20 minutes)
+#   --quick          1 s per run, about 7 minutes on 2 cores (default: 5 s per run, ~25 minutes)
 #   --repetitions N  runs of every measurement; the median is reported (default 3)
 #   --results-dir D  write there instead of bench/<timestamp>/
 #   --max-load L     wait until the 1-minute load average is below L (default 1.0)

@@ -12,7 +12,7 @@ packages=(
     default-libmysqlclient-dev                  # MariaDB Connector/C (non-blocking API)
     nlohmann-json3-dev libgtest-dev             # JSON, GoogleTest
     mariadb-server mariadb-client               # the private database instance
-    apache2-utils siege curl                    # ab, siege, curl: the load and test clients
+    apache2-utils siege wrk curl                # ab, siege, wrk, curl: the load and test clients
     slowhttptest                                # slow headers, body and read (stress.sh)
     gnuplot-nox procps iproute2                 # plots, /proc tools, ss
     python3 python3-psutil                      # the harness (scripts/modelbench): processes, reports

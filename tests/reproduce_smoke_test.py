@@ -9,10 +9,12 @@ tree CTest runs in (BUILD_DIR) and checks what it produced:
     endpoint queries it; siege's 10-ms-resolution percentiles, and CPU ticks of runs shorter
     than half a second, may read 0);
   - no failed and no non-2xx requests, except E3's expected Length failures without -l;
+  - every load run of a model has its CPU from /proc checked against the server's own /status,
+    and the two agree (within 5 %, or a clock tick per process);
   - report.md has every experiment's section with the four systems' columns (and the
     calibrated models' in E1a and E1b), no missing figure, the model-against-real section with
     every row for each pair, a verdict word for both sides of every claim, a cause beside every
-    "not reproduced", and non-empty PNGs;
+    "not reproduced", E6's tables and the round trips each model pays, and non-empty PNGs;
   - the calibration: a chosen cost for each model that is one of its measured points, the
     calibrated runs' servers reporting that cost in /status, E5's servers the cost of their
     point; the report's calibration table, the claims under calibration and the targets;
@@ -59,8 +61,10 @@ STANDALONE_FIGURES = ["iterations", "real_s", "user_s", "sys_s", "iterations_per
 TASKS_FIGURES = ["delay_ms", "response_ms", "task_two_after_task_one_ms"]
 DATABASE_ENDPOINTS = ("/html", "/json")
 REPORT_SECTIONS = ["## Calibration", "## E1a", "## E1b", "## E2", "## E3", "## E4", "## E5",
+                   "## E6", "### What each model pays per round trip",
                    "## Model against the real system", "### Verdicts", "## Findings",
                    "## The posts' claims under calibration", "## Targets of the calibrated models"]
+MODELS = ("blocking", "async")
 FOUR = "| php | blocking | node | async |"
 SIX = "| php | blocking | blocking calibrated | node | async | async calibrated |"
 E1_CLAIMS = 8
@@ -113,6 +117,12 @@ def check_row(row):
     if number(row, "wall_s") is not None and number(row, "wall_s") < TICK_RESOLVED_S:
         allow_zero = allow_zero + ticks
     check_positive(row, LOAD_FIGURES + PERCENTILES + ticks, allow_zero)
+    if row["system"] in MODELS:
+        expect(row["server_cpu_source"] == "/proc, checked against /status",
+               f"{run_id}: server CPU from '{row['server_cpu_source']}'")
+        expect(row["status_cpu_agrees"] == "1",
+               f"{run_id}: /status counted {row['status_cpu_s']} s of CPU, /proc "
+               f"{row['server_cpu_s']} s")
     failed, length = number(row, "failed"), number(row, "failed_length")
     expect(number(row, "non2xx") == 0, f"{run_id}: {row['non2xx']} non-2xx responses")
     if row["experiment"] == "E3" and not row["base"].endswith("-l"):
@@ -161,7 +171,7 @@ def check_report(directory, cores):
     check_calibration_report(text)
     check_e5_report(section(text, "## E5"))
     for png in ("e1b-requests-per-s.png", "e1b-latency.png", "cpu-split.png",
-                "e5-crossover.png"):
+                "e5-crossover.png", "e6-database-latency.png"):
         png_path = os.path.join(directory, png)
         ok = os.path.exists(png_path) and os.path.getsize(png_path) > 1000
         if ok:

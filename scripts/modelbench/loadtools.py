@@ -1,7 +1,8 @@
-"""The load tools and their outputs: the command lines of ab 2.3, siege 4.0.7 and slowhttptest
-1.8.2 as the harness runs them, and the figures out of what they (and the servers' --standalone
-mode) print."""
+"""The load tools and their outputs: the command lines of ab 2.3, siege 4.0.7, wrk 4.1 and
+slowhttptest 1.8.2 as the harness runs them, and the figures out of what they (and the servers'
+--standalone mode) print."""
 
+import json
 import re
 
 
@@ -21,6 +22,42 @@ def ab_command(url, concurrency, requests, percentiles_csv, keepalive=False, tim
     if variable_length:
         command.append("-l")
     return command + [url]
+
+
+def wrk_command(url, summary_lua, concurrency, duration_s, cores):
+    """wrk: keep-alive connections, a thread per core (never more threads than connections),
+    for duration_s; summary_lua (scripts/wrk-summary.lua) prints its figures as JSON. A request
+    counts as timed out after 30 s, as ab's."""
+    threads = max(1, min(concurrency, cores))
+    return ["wrk", "-t", str(threads), "-c", str(concurrency), "-d", f"{duration_s:g}s",
+            "--timeout", "30s", "--latency", "-s", summary_lua, url]
+
+
+WRK_SUMMARY = "WRK_SUMMARY "
+
+
+def parse_wrk(text):
+    """wrk's figures (its WRK_SUMMARY line) under the names of ab's: requests, rates, latency
+    in ms, failures (socket errors and timeouts) and non-2xx responses."""
+    line = next((l for l in text.splitlines() if l.startswith(WRK_SUMMARY)), None)
+    if line is None:
+        raise ParseError("no WRK_SUMMARY line in wrk's output (is scripts/wrk-summary.lua given?)")
+    try:
+        s = json.loads(line[len(WRK_SUMMARY):])
+    except ValueError as error:
+        raise ParseError(f"wrk's summary is not JSON: {error}") from error
+    seconds = s["duration_us"] / 1e6
+    failed = s["connect_errors"] + s["read_errors"] + s["write_errors"] + s["timeouts"]
+    return {
+        "complete": s["requests"], "failed": failed, "failed_length": 0, "failed_other": failed,
+        "non2xx": s["non2xx"],
+        "requests_per_s": round(s["requests"] / seconds, 2) if seconds else 0.0,
+        "mean_ms": round(s["mean_us"] / 1000, 3),
+        "p50_ms": s["p50_us"] / 1000, "p90_ms": s["p90_us"] / 1000,
+        "p99_ms": s["p99_us"] / 1000, "max_ms": s["max_us"] / 1000,
+        "transfer_kib_s": round(s["bytes"] / 1024 / seconds, 1) if seconds else 0.0,
+        "duration_s": round(seconds, 3),
+    }
 
 
 def siege_command(url, siegerc, concurrency, delay, duration):

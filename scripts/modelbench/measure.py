@@ -3,6 +3,7 @@ measured run (wall time, CPU of each party in seconds, in % of one core and of t
 server's peak threads, processes and RSS, how busy the machine was and how much of it other work
 took, and the kernel's listen-queue counters over the run)."""
 
+import contextlib
 import os
 import select
 import subprocess
@@ -67,6 +68,11 @@ class RunSampler:
         self._machine_end = machine.busy_ticks()
         self.elapsed = time.monotonic() - self.started
 
+    def finish(self):
+        """The run is over: a watcher that reads at intervals takes its last reading."""
+        if self.server is not None:
+            self.server.finish()
+
     def figures(self, client_cpu_seconds=None, server_cpu_seconds=None):
         """server_cpu_seconds, when given, replaces the sampled server CPU (a child's exact
         rusage beats samples that miss its last ticks)."""
@@ -87,6 +93,7 @@ class RunSampler:
             out["server_peak_threads"] = self.server.peak_threads
             out["server_peak_processes"] = self.server.peak_processes
             out["server_peak_rss_mib"] = round(self.server.peak_rss_kib / 1024.0, 1)
+            out.update(self.server.figures())
         if self.db is not None:
             cpu("db", self.db.cpu_seconds)
             ours += self.db.cpu_seconds
@@ -105,8 +112,10 @@ class RunSampler:
 def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_server=False,
         end_marker=None, timeout_s=900.0, log=print):
     """Runs command while sampling server and mariadbd; returns (exit code, figures). server is
-    what watches the server: sample(), cpu_seconds, peak_threads, peak_processes, peak_rss_kib (a
-    ProcessTree from Target.watch(); with child_is_server, the command itself is watched). The
+    what watches the server: sample() during the run, finish() after it, cpu_seconds,
+    peak_threads, peak_processes, peak_rss_kib and figures() (where its CPU figure came from), as
+    Target.watch() gives (/proc of a local server, its /status for a remote one; with
+    child_is_server, the command itself is watched through /proc). The
     command's own CPU is its rusage: client_cpu_* for a load tool, server_cpu_* for a server's
     standalone mode, which is also timed as `time` does: real_s from its start to its exit,
     user_s and sys_s.
@@ -154,9 +163,13 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
     except BaseException:
         process.kill()
         os.wait4(process.pid, 0)
+        # Ends a watcher's own sampling too; its figures no longer matter.
+        with contextlib.suppress(MeasureError):
+            sampler.finish()
         raise
     finally:
         os.close(exited)
+    sampler.finish()
     code = None if status is None else os.waitstatus_to_exitcode(status)
     own_cpu = usage.ru_utime + usage.ru_stime
     counters_after = machine.tcp_counters()

@@ -115,6 +115,12 @@ class ProcessTree:
         self.peak_threads = max(self.peak_threads, threads_now)
         self.peak_processes = max(self.peak_processes, processes_now)
 
+    def finish(self):
+        """Nothing to add after the run: its last sample() came after the tool's exit."""
+
+    def figures(self):
+        return {"server_cpu_source": "/proc"}
+
     @property
     def cpu_seconds(self):
         return sum(self._last_cpu[p] - self._start_cpu[p] for p in self._last_cpu)

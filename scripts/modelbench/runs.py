@@ -3,6 +3,7 @@ of each run in runs/ID.json (what ran, its figures, or why it failed), with a su
 terminal. reproduce and stress build their reports from these records.
 
   ab          ab against a target, the server and mariadbd sampled meanwhile
+  wrk         the same with wrk (keep-alive, a thread per core, for a fixed time)
   siege       the same with siege -v (its transaction lines give the percentiles)
   standalone  a standalone loop (a model's --standalone, a real peer's script), the process
               itself measured and timed like `time`
@@ -18,6 +19,7 @@ import urllib.request
 
 from modelbench import loadtools, measure
 from modelbench.measure import read
+from modelbench.processes import CORES
 
 
 class StepFailed(Exception):
@@ -29,10 +31,11 @@ def utc_now():
 
 
 class Runs:
-    def __init__(self, directory, db_pid=None, siegerc=None, log=print):
+    def __init__(self, directory, db_pid=None, siegerc=None, log=print, wrk_lua=None):
         self.directory = directory
         self.db_pid = db_pid
         self.siegerc = siegerc
+        self.wrk_lua = wrk_lua
         self.log = log
         for sub in ("runs", "raw"):
             os.makedirs(os.path.join(directory, sub), exist_ok=True)
@@ -61,6 +64,8 @@ class Runs:
         """A load tool against target, measured; the figures are parse(sampled)'s, the sampled
         ones and the server's own counters."""
         record.update(command=" ".join(command), raw=[stdout_path, stderr_path, *extra_raw])
+        # A remote server was not started for the run: its counters count from before it.
+        before = {} if target.local else database_connects(target.status_documents())
         code, sampled = measure.run(command, stdout_path, stderr_path, server=target.watch(),
                                     db_pid=self.db_pid, end_marker=end_marker, log=self.log)
         name = os.path.basename(command[0])
@@ -72,19 +77,21 @@ class Runs:
         elif code != 0:
             raise StepFailed(f"{name} exited with {code}: {measure.tail(stderr_path)}")
         record["figures"] = {**parse(sampled), **sampled,
-                             **self._server_counters(record["id"], target)}
+                             **self._server_counters(record["id"], target, before)}
 
-    def _server_counters(self, run_id, target):
-        """The server's own counters after the run, from the /status of every worker."""
+    def _server_counters(self, run_id, target, before):
+        """The server's own counters after the run, from the /status of every worker, less
+        those of before (database_connects before the run)."""
         documents = target.status_documents()
         if not documents:
             return {}
         with open(self.raw(run_id, "status.json"), "w") as f:
             json.dump(documents, f, indent=1)
         figures = {}
-        connects = [d["database"]["connects"] for d in documents if "database" in d]
+        connects = database_connects(documents)
         if connects:
-            figures["server_db_connects"] = sum(connects)
+            figures["server_db_connects"] = (connects["server_db_connects"] -
+                                             before.get("server_db_connects", 0))
         if len(documents) > 1:
             # Requests answered by each worker (the run's plus the warm-up and these /status).
             figures["requests_by_worker"] = " / ".join(
@@ -104,6 +111,16 @@ class Runs:
                                lambda _: loadtools.parse_ab(read(report), read(percentiles)),
                                extra_raw=[percentiles])
         return self._recorded(run_id, {"endpoint": path, **meta}, "ab", body)
+
+    def wrk(self, run_id, meta, target, path, concurrency, duration_s):
+        def body(record):
+            report, errors = self.raw(run_id, "wrk.txt"), self.raw(run_id, "wrk.err")
+            command = loadtools.wrk_command(target.url(path), self.wrk_lua, concurrency,
+                                            duration_s, CORES)
+            record.update(concurrency=concurrency, duration=f"{duration_s:g}s")
+            self._measure_tool(record, target, command, report, errors,
+                               lambda _: loadtools.parse_wrk(read(report)))
+        return self._recorded(run_id, {"endpoint": path, **meta}, "wrk", body)
 
     def siege(self, run_id, meta, target, path, concurrency, delay, duration):
         def body(record):
@@ -148,6 +165,12 @@ class Runs:
         def body(record):
             tasks_demo(record, target, delay_ms, self.raw(run_id, "tasks-timeline.txt"))
         return self._recorded(run_id, {"endpoint": "/tasks", **meta}, "tasks", body)
+
+
+def database_connects(documents):
+    """{server_db_connects: the sum over the workers} of /status documents ({} without any)."""
+    connects = [d["database"]["connects"] for d in documents if "database" in d]
+    return {"server_db_connects": sum(connects)} if connects else {}
 
 
 TASK_LINE = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) tasks #(\d+): (.*)$")

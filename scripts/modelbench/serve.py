@@ -54,6 +54,18 @@ curl -s {url}/status
     return text
 
 
+def exposure(model, target):
+    """What a listening address beyond the loopback means: how another machine reaches it, and
+    that these servers are benchmark targets only."""
+    if target.process.address.startswith("127.") or target.process.address.startswith("[::1]"):
+        return (f"# Listening on the loopback only. For a load generator on another machine: "
+                f"--listen 0.0.0.0:{target.port} (or one address of this machine).")
+    return f"""# Listening on {target.process.address}: other machines reach it, e.g. from the load
+# generator: scripts/reproduce.sh --target {model}=http://THIS_HOST:{target.port}
+# WARNING: a benchmark target, not an internet-facing service (no TLS, no authentication,
+# /status open to all): keep it on a private network, and stop it when the runs are over."""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", choices=targets.KINDS)
@@ -74,6 +86,7 @@ def main():
         return 1
     print(commands(targets.KINDS[args.model], target.base_url, checkout.script("siegerc")),
           flush=True)
+    print(exposure(args.model, target), flush=True)
     return target.process.wait()
 
 

@@ -2,7 +2,10 @@
 
 A Target is a name and a base URL, all that the load tools, the probes and the checks need, and
 the ServerProcess the harness started for it: its CPU, threads and memory are read from that
-process and its children (processes.ProcessTree).
+process and its children (processes.ProcessTree), and checked against what the server reports
+of itself in /status when it does. A Target without a process is a remote one, a server started
+elsewhere (scripts/serve.sh on another machine): its figures come from its /status only
+(modelbench.serverstatus).
 
 What the harness can start is a Kind: a program that takes `--listen HOST:PORT`, prints
 `listening on http://HOST:PORT/` on stdout once it accepts connections (with port 0, the port it
@@ -22,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
-from modelbench import httpclient, processes
+from modelbench import httpclient, processes, serverstatus
 from modelbench.checkout import Checkout
 
 READY_LINE = re.compile(r"listening on http://([^/\s]+)/")
@@ -183,8 +186,9 @@ class ServerProcess:
 
 
 class Target:
-    """Where the load goes: NAME and http://HOST:PORT, and the ServerProcess that serves it. As
-    a context manager, the server is stopped at the end of the block if it still runs."""
+    """Where the load goes: NAME and http://HOST:PORT, and the ServerProcess that serves it (None:
+    a remote server, not ours to start or stop). As a context manager, a local server is stopped
+    at the end of the block if it still runs."""
 
     def __init__(self, name, address, process):
         self.name = name
@@ -200,8 +204,12 @@ class Target:
         return self
 
     def __exit__(self, *exc):
-        if self.process.running():
+        if self.local and self.process.running():
             self.process.stop()
+
+    @property
+    def local(self):
+        return self.process is not None
 
     def url(self, path):
         return self.base_url + path
@@ -240,8 +248,14 @@ class Target:
         return self.process.running()
 
     def watch(self, from_start=False):
-        """A ProcessTree of the server, to sample while a load runs."""
-        return processes.ProcessTree(self.pid, from_start)
+        """What samples the server while a load runs (modelbench.measure.run): a remote server's
+        /status; a local server's process tree, checked against its /status when it has one."""
+        if not self.local:
+            return serverstatus.StatusWatcher(self)
+        tree = processes.ProcessTree(self.pid, from_start)
+        first = serverstatus.read_resources(self)
+        return tree if first is None else serverstatus.CrossChecked(
+            tree, serverstatus.StatusWatcher(self, first))
 
     def snapshot(self):
         """threads, fds, rss_kib, peak_rss_kib of the server now; TargetError when it is gone."""

@@ -29,23 +29,10 @@ done
 for tool in curl ab mariadb; do
     command -v "$tool" >/dev/null || { echo "server_across_link: $tool not found (scripts/deps.sh)" >&2; exit 2; }
 done
-# The checks run inside scripts/lib/netns.sh, which makes the namespace and removes it after.
-if [ -z "${NETNS_NAME:-}" ]; then
-    exec bash "$root/scripts/lib/netns.sh" with bash "$0" "$@"
-fi
-
-work=$(mktemp -d /tmp/server_across_link.XXXXXX)
-export DB_DIR=$work/db DB_PORT=${NETNS_TEST_DB_PORT:-3306}
-export DB_BIND=$NETNS_HOST_ADDR DB_ALLOW=$NETNS_NS_ADDR
-server_pid=""
-cleanup() {
-    if [ -n "$server_pid" ]; then kill -KILL "$server_pid" 2>/dev/null || true; fi
-    bash "$root/scripts/db.sh" stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# shellcheck source=tests/netns/link_database.sh
+source "$root/tests/netns/link_database.sh"
+link_database server_across_link "$0" "$@"
+db_pid=$(cat "$DB_DIR/mysqld.pid")
 
 failures=0
 check() {  # check WHAT COMMAND...: runs COMMAND, prints ok or FAIL
@@ -58,10 +45,6 @@ check() {  # check WHAT COMMAND...: runs COMMAND, prints ok or FAIL
         failures=$((failures + 1))
     fi
 }
-
-echo "== database on $DB_BIND:$DB_PORT, bench allowed from $DB_ALLOW"
-bash "$root/scripts/db.sh" start >"$work/db.log" 2>&1 || { cat "$work/db.log" >&2; exit 1; }
-db_pid=$(cat "$DB_DIR/mysqld.pid")
 
 listens_only_on_bind() {
     local addresses
@@ -90,6 +73,7 @@ start_server() {
     shift
     "$@" >"$log" 2>&1 &
     server_pid=$!
+    test_pids=("$server_pid")
     url=""
     for _ in $(seq 1 100); do
         url=$(sed -n 's|^listening on \(http://[^ ]*/\)$|\1|p' "$log")

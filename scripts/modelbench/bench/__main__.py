@@ -6,9 +6,10 @@
 Runs, in each repetition: the ceilings (each server's --standalone loop with --concurrency K for
 K = 1 and K = cores: no HTTP), then for each server (blocking per-request, blocking persistent,
 async, async one worker per core) and each endpoint (/html, /json, /hello; /hello also with -k)
-ab at -c 1, -c 20 and -c 200 for a fixed time; at the end the memory scenarios (async holding
-1000 idle keep-alive connections, blocking with 150 live workers). /proc gives the CPU of the
-server, of mariadbd and of the whole machine over every run; ab's own CPU is its rusage.
+ab at -c 1, -c 20 and -c 200 for a fixed time, and wrk (keep-alive, a thread per core) beside it
+on /html and /hello; at the end the memory scenarios (async holding 1000 idle keep-alive
+connections, blocking with 150 live workers). /proc gives the CPU of the server, of mariadbd and
+of the whole machine over every run; the load tool's own CPU is its rusage.
 Writes RESULTS/runs.csv (every run) and raw/ (every tool's output); modelbench.bench.report then
 makes bench.csv (medians and ratios) and report.md.
 """
@@ -41,6 +42,8 @@ CEILINGS = {
     "ceiling-persistent": ("blocking", ["--db-connection", "persistent"]),
     "ceiling-async-loop": ("async", []),
 }
+# The endpoints wrk measures beside ab.
+WRK_PATHS = ("/html", "/hello")
 # ab -t stops at the time limit or after this many requests per second of it, whichever first.
 AB_REQUESTS_PER_S_LIMIT = 200000
 # Idle connections of the memory scenarios.
@@ -51,7 +54,8 @@ NEEDED_OPEN_FILES = 4096
 
 RUN_COLUMNS = [
     "repetition", "kind", "server", "endpoint", "concurrency", "keepalive", "command",
-    "status", "cause", "requests", "duration_s", "requests_per_s", "mean_ms", "p50_ms", "p99_ms",
+    "status", "cause", "requests", "duration_s", "requests_per_s", "mean_ms", "p50_ms", "p90_ms",
+    "p99_ms",
     "failed", "non2xx", "server_cpu_s", "db_cpu_s", "client_cpu_s", "machine_busy_pct",
     "other_cpu_pct", "attempts", "load_1min", "rss_mib", "threads", "connections",
 ]
@@ -93,9 +97,12 @@ class Bench:
 
     @staticmethod
     def cells():
-        """(endpoint, concurrency, keep-alive) of every ab run on a server."""
-        cells = [(path, c, False) for path in ("/html", "/json", "/hello") for c in CONCURRENCIES]
-        return cells + [("/hello", c, True) for c in CONCURRENCIES]
+        """(client, endpoint, concurrency, keep-alive) of every load run on a server: ab on
+        each endpoint, ab -k on /hello, and wrk, which keeps its connections, on WRK_PATHS."""
+        cells = [("ab", path, c, False) for path in ("/html", "/json", "/hello")
+                 for c in CONCURRENCIES]
+        cells += [("ab", "/hello", c, True) for c in CONCURRENCIES]
+        return cells + [("wrk", path, c, True) for path in WRK_PATHS for c in CONCURRENCIES]
 
     def progress(self, title):
         self.done += 1
@@ -210,13 +217,13 @@ class Bench:
         try:
             with self.start(*SERVERS[name], stem) as target:
                 self.warm_up(target)
-                for path, c, keepalive in self.cells():
-                    self.ab_run(repetition, name, target, path, c, keepalive)
+                for cell in self.cells():
+                    self.load_run(repetition, name, target, *cell)
                 self.stop(target)
         except BenchError as error:
             log(f"    FAILED: {error}")
-            for path, c, keepalive in self.cells():
-                self.fail({"repetition": repetition, "kind": "ab", "server": name,
+            for client, path, c, keepalive in self.cells():
+                self.fail({"repetition": repetition, "kind": client, "server": name,
                            "endpoint": path, "concurrency": c, "keepalive": int(keepalive)},
                           str(error))
 
@@ -231,26 +238,38 @@ class Bench:
         subprocess.run(["ab", "-q", "-c", "20", "-n", "400", target.url("/html")],
                        capture_output=True, timeout=120)
 
-    def ab_run(self, repetition, name, target, path, c, keepalive):
-        limit = int(AB_REQUESTS_PER_S_LIMIT * self.seconds)
+    def load_run(self, repetition, name, target, client, path, c, keepalive):
+        """One run of ab (-k when keepalive) or wrk against the server for self.seconds."""
         stem = os.path.join(self.raw, f"r{repetition}-{name}{path.replace('/', '-')}-c{c}"
-                            f"{'-k' if keepalive else ''}")
-        command = loadtools.ab_command(target.url(path), c, limit, stem + ".csv",
-                                       keepalive=keepalive, time_limit=self.seconds)
-        self.progress(f"repetition {repetition}: {name} {path} ab "
-                      f"{'-k ' if keepalive else ''}-c {c}")
-        row = {"repetition": repetition, "kind": "ab", "server": name, "endpoint": path,
+                            f"{'-' + client if client != 'ab' else '-k' if keepalive else ''}")
+        if client == "wrk":
+            command = loadtools.wrk_command(target.url(path),
+                                            self.checkout.script("wrk-summary.lua"), c,
+                                            self.seconds, CORES)
+            title = f"wrk -c {c}"
+
+            def parse():
+                return loadtools.parse_wrk(read(stem + ".txt"))
+        else:
+            limit = int(AB_REQUESTS_PER_S_LIMIT * self.seconds)
+            command = loadtools.ab_command(target.url(path), c, limit, stem + ".csv",
+                                           keepalive=keepalive, time_limit=self.seconds)
+            title = f"ab {'-k ' if keepalive else ''}-c {c}"
+
+            def parse():
+                return loadtools.parse_ab(read(stem + ".txt"), read(stem + ".csv"))
+        self.progress(f"repetition {repetition}: {name} {path} {title}")
+        row = {"repetition": repetition, "kind": client, "server": name, "endpoint": path,
                "concurrency": c, "keepalive": int(keepalive), "command": " ".join(command)}
-        result = self.measured_run(
-            row, command, stem + ".txt", stem + ".err",
-            lambda: loadtools.parse_ab(read(stem + ".txt"), read(stem + ".csv")), target=target)
+        result = self.measured_run(row, command, stem + ".txt", stem + ".err", parse,
+                                   target=target)
         if result is None:
             return
         parsed, figures = result
         row.update(requests=parsed["complete"], duration_s=parsed["duration_s"],
                    requests_per_s=parsed["requests_per_s"], mean_ms=parsed["mean_ms"],
-                   p50_ms=parsed["p50_ms"], p99_ms=parsed["p99_ms"], failed=parsed["failed"],
-                   non2xx=parsed["non2xx"])
+                   p50_ms=parsed["p50_ms"], p90_ms=parsed["p90_ms"], p99_ms=parsed["p99_ms"],
+                   failed=parsed["failed"], non2xx=parsed["non2xx"])
         row.update({key: figures.get(key) for key in ("server_cpu_s", "db_cpu_s", "client_cpu_s",
                                                       "machine_busy_pct", "other_cpu_pct")})
         if parsed["failed"] or parsed["non2xx"]:
@@ -259,9 +278,9 @@ class Bench:
         self.record(row)
         log(f"    {row['requests_per_s']:.1f} req/s, p50 {row['p50_ms']:g} ms, p99 "
             f"{row['p99_ms']:g} ms, failed {row['failed']}; CPU per request: server "
-            f"{self.ms_per(row, 'server_cpu_s')}, mariadbd {self.ms_per(row, 'db_cpu_s')}, ab "
-            f"{self.ms_per(row, 'client_cpu_s')}; other work {row['other_cpu_pct']} % of the "
-            "machine")
+            f"{self.ms_per(row, 'server_cpu_s')}, mariadbd {self.ms_per(row, 'db_cpu_s')}, "
+            f"{client} {self.ms_per(row, 'client_cpu_s')}; other work {row['other_cpu_pct']} % "
+            "of the machine")
 
     # ---- memory ------------------------------------------------------------------------------
 

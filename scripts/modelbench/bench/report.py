@@ -36,7 +36,7 @@ LABELS = {
 HTTP_CEILING = "async"
 SUMMARY_COLUMNS = [
     "kind", "server", "endpoint", "concurrency", "keepalive", "runs", "requests_per_s",
-    "mean_ms", "p50_ms", "p99_ms", "server_cpu_ms_per_req", "db_cpu_ms_per_req",
+    "mean_ms", "p50_ms", "p90_ms", "p99_ms", "server_cpu_ms_per_req", "db_cpu_ms_per_req",
     "ab_cpu_ms_per_req", "ceiling", "ceiling_requests_per_s", "ratio_to_ceiling",
     "server_cpu_over_db", "server_cpu_over_ab", "other_cpu_pct", "rss_mib", "threads",
     "connections",
@@ -76,7 +76,7 @@ def summarise(rows, cores):
         kind, server, endpoint, c, keepalive = key
         s = {"kind": kind, "server": server, "endpoint": endpoint, "concurrency": c,
              "keepalive": keepalive, "runs": len(members)}
-        for column in ("requests_per_s", "mean_ms", "p50_ms", "p99_ms", "other_cpu_pct",
+        for column in ("requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
                        "rss_mib", "threads", "connections"):
             s[column] = median(number(m.get(column)) for m in members)
         for column, source in (("server_cpu_ms_per_req", "server_cpu_s"),
@@ -191,6 +191,44 @@ def verdict(holds, measured):
     return "holds" if holds else "**does not hold**"
 
 
+def wrk_section(summaries):
+    """wrk's figures beside ab's for the same server, endpoint and concurrency: ab opens a
+    connection per request (and -k keeps one per client on /hello), wrk keeps its connections
+    and runs a thread per core, and reports a latency distribution."""
+    wrk = sorted((s for key, s in summaries.items() if key[0] == "wrk"),
+                 key=lambda s: (s["endpoint"], list(CEILING_OF).index(s["server"]),
+                                s["concurrency"]))
+    if not wrk:
+        return []
+    lines = [
+        "",
+        "## wrk beside ab",
+        "",
+        "The same server, endpoint and concurrency under ab (a new connection per request; "
+        "`-k` keeps one per client, /hello only) and under wrk (keep-alive, a thread per core; "
+        "its latency distribution). CPU in ms per request.",
+        "",
+        "| server | endpoint | c | ab req/s | ab -k req/s | wrk req/s | ab p50 / p99 ms | "
+        "wrk p50 / p90 / p99 ms | wrk mean ms | server CPU, ab | server CPU, wrk | "
+        "client CPU, ab | client CPU, wrk |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in wrk:
+        key = (s["server"], s["endpoint"], s["concurrency"])
+        ab = summaries.get(("ab", *key, 0), {})
+        ab_k = summaries.get(("ab", *key, 1), {})
+        lines.append(
+            f"| {LABELS[s['server']]} | {s['endpoint']} | {s['concurrency']} | "
+            f"{cell(ab.get('requests_per_s'))} | {cell(ab_k.get('requests_per_s'))} | "
+            f"{cell(s['requests_per_s'])} | {cell(ab.get('p50_ms'), 2)} / "
+            f"{cell(ab.get('p99_ms'), 2)} | {cell(s['p50_ms'], 2)} / {cell(s['p90_ms'], 2)} / "
+            f"{cell(s['p99_ms'], 2)} | {cell(s['mean_ms'], 2)} | "
+            f"{cell(ab.get('server_cpu_ms_per_req'), 4)} | "
+            f"{cell(s['server_cpu_ms_per_req'], 4)} | {cell(ab.get('ab_cpu_ms_per_req'), 4)} | "
+            f"{cell(s['ab_cpu_ms_per_req'], 4)} |")
+    return lines
+
+
 def render(summaries, settings, failures, repeated):
     cores = settings["cores"]
     lines = [
@@ -245,6 +283,7 @@ def render(summaries, settings, failures, repeated):
             f"{cell(s['db_cpu_ms_per_req'], 4)} | {cell(s['ab_cpu_ms_per_req'], 4)} | "
             f"{ratio_cell(s.get('server_cpu_over_db'))} | "
             f"{ratio_cell(s.get('server_cpu_over_ab'))} | {cell(s['other_cpu_pct'], 0)} |")
+    lines += wrk_section(summaries)
     lines += [
         "",
         "## Memory",

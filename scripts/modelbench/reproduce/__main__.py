@@ -18,9 +18,14 @@ from modelbench import runs as measured_runs
 from modelbench import targets
 from modelbench.checkout import Checkout
 from modelbench.processes import CORES
-from modelbench.reproduce import calibration, checks, plan, report
+from modelbench.reproduce import calibration, checks, e6, plan, remote, report
 
 STANDALONE_TIMEOUT_S = 1200
+# What --client wrk measures with wrk instead of ab: the pages whose rate is the question (E3's
+# /factorial is about ab's own Length check), in the posts' experiments; the calibration and E5
+# compare CPU per request and a crossover that are defined for ab's load.
+WRK_PATHS = ("/html", "/hello")
+WRK_EXPERIMENTS = ("E1b", "E2", "E6")
 # Before the first run: a 1-minute load average below one per two cores, waited for this long at
 # most; then the gate waits before each run for a machine others leave nearly idle.
 MAX_LOAD = CORES / 2
@@ -42,7 +47,8 @@ class Reproduction:
         self.checkout = Checkout(args.build_dir)
         self.size = plan.SIZES[args.size]
         self.runs = measured_runs.Runs(self.dir, args.db_pid, self.checkout.script("siegerc"),
-                                       log)
+                                       log, self.checkout.script("wrk-summary.lua"))
+        self.client = args.client
         # A smoke run checks the machinery, not the figures: it does not wait, and measures once.
         self.gate = (machine.QuietGate(log, idle_wait_s=0, max_attempts=1)
                      if args.size == "smoke" else machine.QuietGate(log))
@@ -52,6 +58,7 @@ class Reproduction:
         self.servers = []  # every ServerProcess started, to account for at the end
         self.remeasured = 0
         self.calibration = calibration.Calibration(self.dir, args.size, self.run, log)
+        self.remote = remote.parse(args.target)  # server key -> HOST:PORT of a remote server
 
     def fail(self, run_id, cause, log_path):
         self.failures += 1
@@ -88,7 +95,8 @@ class Reproduction:
                 "system": step.server.system,
                 "variant": "cluster" if step.server.cluster else "single",
                 "base": step.base, "round": step.round, "attempt": attempt,
-                "server_flags": " ".join(flags)}
+                "server_flags": " ".join(flags),
+                **({"rtt_ms": step.settings["rtt_ms"]} if "rtt_ms" in step.settings else {})}
 
     def attempt(self, step, attempt):
         """One measurement of the step: (its record, the figures the gate judges). A step that
@@ -99,7 +107,7 @@ class Reproduction:
         return record, record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0}
 
     def measure(self, step, attempt):
-        """The step's run, against a server started for it: its record."""
+        """The step's run, against a server started for it (or the remote one): its record."""
         kind = targets.KINDS[step.server.system]
         settings = step.settings
         flags = [*step.server.flags, *step.flags]
@@ -114,31 +122,56 @@ class Reproduction:
             return self.runs.standalone(step.run_id, meta,
                                         [*kind.standalone(self.checkout, settings["n"]), *flags],
                                         settings["n"], STANDALONE_TIMEOUT_S)
+        if step.server.key in self.remote:
+            return self.run_on(step, meta, targets.Target(step.server.key,
+                                                          self.remote[step.server.key], None))
+        if step.experiment == "E6":
+            try:
+                with e6.delayed_database(self.checkout, settings["rtt_ms"],
+                                         os.path.join(self.raw, step.run_id)) as db_flags:
+                    return self.start_and_run(step, meta, flags, db_flags)
+            except e6.ProxyError as error:
+                return self.runs.failed(step.run_id, meta, step.tool, str(error))
+        return self.start_and_run(step, meta, flags)
+
+    def start_and_run(self, step, meta, flags, db_flags=()):
+        """The step's run against a server started with flags for it (db_flags: where its
+        database is)."""
         prefix = os.path.join(self.raw, step.run_id)
-        command = kind.command(self.checkout, flags, files_dir=prefix + ".files")
+        command = targets.KINDS[step.server.system].command(
+            self.checkout, [*flags, *db_flags], files_dir=prefix + ".files")
         try:
             target = targets.start(step.run_id, command, prefix)
         except targets.TargetError as error:
             return self.runs.failed(step.run_id, meta, step.tool, str(error))
         self.servers.append(target.process)
         with target:
-            if step.tool == "tasks":
-                record = self.runs.tasks(step.run_id, meta, target, settings["delay_ms"])
-            elif not self.warm_up(step, target):
-                record = self.runs.failed(
-                    step.run_id, meta, step.tool,
-                    f"GET {step.path} did not answer 200 before the run (body in "
-                    f"{prefix}.warmup.body, server log {target.process.stderr_path})")
-            elif step.tool == "ab":
-                record = self.runs.ab(step.run_id, meta, target, step.path, settings["c"],
-                                      settings["n"],
-                                      variable_length=settings.get("variable_length", False),
-                                      time_limit=settings.get("time_limit"))
-            else:
-                record = self.runs.siege(step.run_id, meta, target, step.path, settings["c"], 1,
-                                         settings["time"])
+            record = self.run_on(step, meta, target)
             self.finish(step, target)
         return record
+
+    def run_on(self, step, meta, target):
+        """The step's run against a server that listens (started for it, or remote)."""
+        settings = step.settings
+        if step.tool == "tasks":
+            return self.runs.tasks(step.run_id, meta, target, settings["delay_ms"])
+        if not self.warm_up(step, target):
+            log_note = (f", server log {target.process.stderr_path}" if target.local else "")
+            return self.runs.failed(
+                step.run_id, meta, step.tool,
+                f"GET {step.path} of {target.base_url} did not answer 200 before the run (body "
+                f"in {os.path.join(self.raw, step.run_id)}.warmup.body{log_note})")
+        if (step.tool == "ab" and self.client == "wrk" and step.path in WRK_PATHS
+                and step.experiment in WRK_EXPERIMENTS):
+            return self.runs.wrk(step.run_id, meta, target, step.path, settings["c"],
+                                 self.size["wrk_s"])
+        if step.tool == "ab":
+            return self.runs.ab(step.run_id, meta, target, step.path, settings["c"],
+                                settings["n"],
+                                variable_length=settings.get("variable_length", False),
+                                time_limit=settings.get("time_limit"))
+        return self.runs.siege(step.run_id, meta, target, step.path, settings["c"], 1,
+                               settings["time"])
 
     def warm_up(self, step, target):
         """One request of the step's path, which must answer 200, before the measured run."""
@@ -187,7 +220,7 @@ def write_settings(args, size, repeats, started):
              f"e5=ab -c {','.join(str(c) for c in e5['concurrencies'])} -t {e5['time_s']} "
              f"-n {e5['n']} /html at --cpu-per-request-us "
              f"{','.join(str(u) for u in e5['costs_us'])}",
-             f"somaxconn={checks.somaxconn()}"]
+             f"somaxconn={checks.somaxconn()}", f"client={args.client}"]
     with open(os.path.join(args.results_dir, "settings.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -210,18 +243,35 @@ def main():
     parser.add_argument("--command", default="scripts/reproduce.sh", help="for the report")
     parser.add_argument("--against", help="an earlier run's results directory, whose E5 "
                         "crossovers the report compares with this run's")
+    parser.add_argument("--client", choices=("ab", "wrk"), default="ab",
+                        help="the load tool of the /html and /hello runs")
+    parser.add_argument("--target", action="append", default=[], metavar="NAME=URL",
+                        help="a remote server to run against instead of starting one "
+                        "(repeatable; --servers is then ignored)")
     args = parser.parse_args()
     processes.sigterm_as_ctrl_c()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     size = plan.SIZES[args.size]
     repeats = args.repeats or size["repeats"]
-    steps = plan.steps(args.size, args.experiments.split(","), args.servers.split(","), repeats)
-    if "CAL" in args.experiments.split(",") and not plan.calibrated_models(args.servers):
+    try:
+        remote_targets = remote.parse(args.target)
+    except remote.TargetSpecError as error:
+        print(f"reproduce.sh: {error}", file=sys.stderr)
+        return 2
+    systems = remote.systems(remote_targets) if remote_targets else args.servers.split(",")
+    steps = plan.steps(args.size, args.experiments.split(","), systems, repeats)
+    if "CAL" in args.experiments.split(",") and not plan.calibrated_models(systems):
         log("== calibration: skipped, it needs php and blocking, or node and async, among the "
             "servers")
+    if remote_targets:
+        steps, skipped = remote.split(steps, remote_targets)
+        remote.write(args.results_dir, remote_targets, skipped)
+        for _, title, reason in skipped:
+            log(f"== not measured for a remote target: {title}: {reason}")
     reproduction = Reproduction(args)
     try:
-        targets.check_built(reproduction.checkout, {step.server.system for step in steps})
+        targets.check_built(reproduction.checkout, {step.server.system for step in steps
+                                                    if step.server.key not in remote_targets})
     except targets.TargetError as error:
         print(f"reproduce.sh: {error}", file=sys.stderr)
         return 1

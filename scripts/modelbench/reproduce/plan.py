@@ -14,17 +14,18 @@ servers turns by one place every round, so that every server's repetitions are s
 experiment's time and none always runs first or right after another. Run ids are
 <base>-r<round>, the base being cal-<real system>, e1a-<system>, e1b-<server>-c<C>,
 e2-<system>[-backlog128], e3-<system>[-l], e4-tasks-<system>, e4-siege-<system> (500 users),
-e4-siege1000-<system> or e5-<server>-c<C>-u<cost in µs>. The calibration's search for a model's
-cost is one step (cal-<model>) whose runs, cal-<model>-p<N>, it chooses as it goes.
+e4-siege1000-<system>, e5-<server>-c<C>-u<cost in µs> or E6's e6-<server>-c<C>-rtt<ms>
+(modelbench.reproduce.e6). The calibration's search for a model's cost is one step
+(cal-<model>) whose runs, cal-<model>-p<N>, it chooses as it goes.
 """
 
 from dataclasses import dataclass, field
 
 from modelbench.targets import KINDS
 
-EXPERIMENTS = ("CAL", "E1A", "E1B", "E2", "E3", "E4", "E5")
+EXPERIMENTS = ("CAL", "E1A", "E1B", "E2", "E3", "E4", "E5", "E6")
 NAMES = {"CAL": "calibration", "E1A": "E1a", "E1B": "E1b", "E2": "E2", "E3": "E3", "E4": "E4",
-         "E5": "E5"}
+         "E5": "E5", "E6": "E6"}
 SYSTEMS = ("php", "node", "blocking", "async")
 CONCURRENCIES = (1, 20, 200)
 # Linux capped every listen queue at 128 (net.core.somaxconn) before 5.4; E2's posts ran then.
@@ -69,17 +70,18 @@ PAIRS = (("blocking", "php"), ("async", "node"), ("async-cluster", "node-cluster
 
 # The posts' counts: standalone 1000; ab -c 20 -n 2000 and -c 200 -n 20000 (/html); ab -c 200
 # -n 100000 (/hello); ab -n 1000 -c 5 (/factorial); siege -c 500 -d 1 for 5 minutes and -c 1000
-# for 10. pause_s lets the TIME_WAIT sockets of a large run drain before the next.
+# for 10. pause_s lets the TIME_WAIT sockets of a large run drain before the next. wrk_s: the
+# length of a wrk run (--client wrk), which runs for a time rather than a count.
 SIZES = {
     "smoke": {"standalone_n": 200, "html_n": (100, 400, 1000), "hello_n": 2000,
               "factorial_n": 200, "tasks_delay_ms": 300, "siege_time": "3S",
-              "siege1000_time": "3S", "pause_s": 1, "repeats": 1},
+              "siege1000_time": "3S", "pause_s": 1, "repeats": 1, "wrk_s": 2},
     "default": {"standalone_n": 1000, "html_n": (500, 2000, 10000), "hello_n": 20000,
                 "factorial_n": 1000, "tasks_delay_ms": 2000, "siege_time": "15S",
-                "siege1000_time": "15S", "pause_s": 5, "repeats": 3},
+                "siege1000_time": "15S", "pause_s": 5, "repeats": 3, "wrk_s": 5},
     "full": {"standalone_n": 1000, "html_n": (1000, 2000, 20000), "hello_n": 100000,
              "factorial_n": 1000, "tasks_delay_ms": 2000, "siege_time": "5M",
-             "siege1000_time": "10M", "pause_s": 10, "repeats": 3},
+             "siege1000_time": "10M", "pause_s": 10, "repeats": 3, "wrk_s": 15},
 }
 SIEGE_USERS = {"e4-siege": 500, "e4-siege1000": 1000}
 # The real system each model is calibrated against.
@@ -150,6 +152,10 @@ def base_steps(size, experiment, systems, calibrated=False):
                    f"calibration {real}: ab -c {CALIBRATION_C} -n {n} /html, CPU per request",
                    "ab", SERVERS[real], "/html", (), {"c": CALIBRATION_C, "n": n})]
                  for real in (CALIBRATED_AGAINST[m] for m in calibrated_models(systems))]]
+    if experiment == "E6":
+        # Imported here: e6 draws its plot with the plots module, which reads this one.
+        from modelbench.reproduce import e6
+        return e6.base_steps(size, servers_of(systems, with_clusters=True))
     if experiment == "E1A":
         n = s["standalone_n"]
         return [[[(f"e1a-{v.key}", f"E1a {v.key}: the /html workload {n} times, no HTTP",

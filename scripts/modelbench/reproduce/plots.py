@@ -18,6 +18,13 @@ COLORS = {server: color for pair, color in zip(PAIRS, PAIR_COLORS)
 SERVERS = [server for model, real in PAIRS for server in (real, model, f"{model}-cal")]
 
 
+def directory(results):
+    """plots/ of the results directory, made when missing: the plots' data and scripts."""
+    path = os.path.join(results.directory, "plots")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 def _write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -122,12 +129,13 @@ def _cpu_script(data):
     ]) + "\n"
 
 
-def draw(results):
-    """Draws every plot that has data; returns the error messages (none when all went well)."""
+def draw(results, more=()):
+    """Draws every plot that has data, and the jobs (script name, script) of more: an
+    experiment's own plots, their data already in plots/. Returns the error messages (none when
+    all went well)."""
     # Paths in the scripts are relative to the results directory, where gnuplot runs and the
     # PNGs land, so the folder can be moved and a plot redrawn with `gnuplot plots/NAME.gp`.
-    plot_dir = os.path.join(results.directory, "plots")
-    os.makedirs(plot_dir, exist_ok=True)
+    plot_dir = directory(results)
     jobs = []
     _write(os.path.join(plot_dir, "e1b.dat"), _e1b_data(results))
     rps, latency, measured = _e1b_scripts(results, "plots/e1b.dat")
@@ -139,7 +147,7 @@ def draw(results):
                "# label\tserver\tmariadbd\tclient\tother\n" +
                "".join("\t".join([f'"{r[0]}"'] + [f"{v:.1f}" for v in r[1:]]) + "\n" for r in rows))
         jobs.append(("cpu-split.gp", _cpu_script("plots/cpu-split.dat")))
-    return render(results.directory, jobs)
+    return render(results.directory, [*jobs, *more])
 
 
 def render(directory, jobs):

@@ -17,15 +17,16 @@ import subprocess
 import sys
 
 from modelbench.repeats import NOT_REPRODUCED, Spread, median
-from modelbench.reproduce import calibration, e5, findings, plots
+from modelbench.reproduce import calibration, e5, e6, findings, plots, remote
 from modelbench.reproduce.plan import CONCURRENCIES, PAIRS, POSTS_BACKLOG, SERVERS
-from modelbench.reproduce.results import Results, load_runs
+from modelbench.reproduce.results import Results, client_text, load_runs
+from modelbench.serverstatus import AGREE_PCT, STATUS
 from modelbench.tables import fmt, ratio_cell, table
 from modelbench.targets import KINDS
 
 META_COLUMNS = ["id", "base", "round", "attempt", "experiment", "server", "system", "variant",
-                "server_flags", "endpoint", "tool", "concurrency", "requests", "duration",
-                "status", "cause", "command"]
+                "server_flags", "rtt_ms", "endpoint", "tool", "concurrency", "requests",
+                "duration", "status", "cause", "command"]
 FIGURE_COLUMNS = [
     "complete", "failed", "failed_length", "failed_other", "non2xx", "requests_per_s", "mean_ms",
     "p50_ms", "p90_ms", "p99_ms", "max_ms", "transfer_kib_s", "duration_s", "document_bytes",
@@ -34,6 +35,7 @@ FIGURE_COLUMNS = [
     "delay_ms", "response_ms", "task_two_after_task_one_ms", "task_two_after_response",
     "task_three_before_task_two",
     "wall_s", "cores", "server_cpu_s", "server_cpu_pct_core", "server_cpu_pct_machine",
+    "server_cpu_source", "status_cpu_s", "status_cpu_diff_pct", "status_cpu_agrees",
     "db_cpu_s", "db_cpu_pct_core", "db_cpu_pct_machine", "client_cpu_s", "client_cpu_pct_core",
     "client_cpu_pct_machine", "machine_busy_pct", "other_cpu_pct", "server_peak_threads",
     "server_peak_processes", "server_peak_rss_mib", "server_db_connects", "requests_by_worker",
@@ -120,6 +122,12 @@ def load_rows(results, bases, extra=()):
     rows += [
         ["CPU server, % of one core (of the machine)"] + [results.cpu(b, "server") for b in bases],
         ["CPU server per request (ms)"] + per_request("server"),
+    ]
+    if any(results.figure(b, "status_cpu_s") is not None or
+           results.record(b).get("figures", {}).get("server_cpu_source") == STATUS for b in bases):
+        rows.append(["CPU server: its own /status (against /proc)"] +
+                    [status_cell(results, b) for b in bases])
+    rows += [
         ["CPU mariadbd, % of one core (of the machine)"] + [results.cpu(b, "db") for b in bases],
         ["CPU mariadbd per request (ms)"] + per_request("db"),
         ["CPU load tool, % of one core (of the machine)"] +
@@ -138,15 +146,36 @@ def load_rows(results, bases, extra=()):
     return rows
 
 
+def status_cell(results, base):
+    """The server's CPU by its own /status: the only figure for a remote server; beside /proc's,
+    the median of both and their difference, flagged when a round's exceeds the tolerance."""
+    figures = results.record(base).get("figures", {})
+    if figures.get("server_cpu_source") == STATUS:
+        return f"{fmt(results.figure(base, 'server_cpu_s'), 2)} s (remote: /status only)"
+    status = results.figure(base, "status_cpu_s")
+    if status is None:
+        return "n/a (no /status)"
+    diff = results.figure(base, "status_cpu_diff_pct")
+    agree = "" if all(results.values(base, "status_cpu_agrees")) else "; **disagree**"
+    return (f"{fmt(status, 2)} s vs {fmt(results.figure(base, 'server_cpu_s'), 2)} s "
+            f"({'–' if diff is None else f'{diff:+.1f} %'}{agree})")
+
+
 def table_notes(results, bases):
-    """Notes under a table: what happened to a run (a hung tool), and runs whose load tool used
-    most of a core, where it rather than the server was measured."""
+    """Notes under a table: what happened to a run (a hung tool), a server whose own /status
+    disagreed with /proc about its CPU, and runs whose load tool used most of a core, where it
+    rather than the server was measured."""
     notes = []
     for base in bases:
         for round_, run in results.rounds(base).items():
             run_id = run["id"]
             if run.get("note"):
                 notes.append(f"`{run_id}`: {run['note']}.")
+            f = run["figures"]
+            if f.get("status_cpu_agrees") == 0:
+                notes.append(f"`{run_id}`: the server's /status counted {f['status_cpu_s']} s "
+                             f"of CPU, /proc {f['server_cpu_s']} s: more than "
+                             f"{AGREE_PCT:.0f} % apart.")
             cpu = run["figures"].get("client_cpu_pct_core")
             if cpu is not None and cpu >= 90:
                 tool = run.get("tool")
@@ -178,8 +207,25 @@ def section_runs(results, settings):
         f"- other processes' share of the machine during the kept runs: median "
         f"{fmt(median(others), 1)} %, at most {fmt(max(others) if others else None, 1)} %",
         f"- time of the runs: {minutes} minutes",
+        status_agreement(kept),
         "",
     ])
+
+
+def status_agreement(kept):
+    """A line on the servers' own /status against /proc: the CPU both counted over each run of a
+    local C++ server ('' when no run had both)."""
+    checked = [run["figures"] for run in kept if "status_cpu_agrees" in run["figures"]]
+    if not checked:
+        return ""
+    differences = [abs(f["status_cpu_diff_pct"]) for f in checked
+                   if f.get("status_cpu_diff_pct") is not None]
+    disagree = sum(1 for f in checked if not f["status_cpu_agrees"])
+    return (f"- the server's CPU by its own `/status` against `/proc`, over each run of a C++ "
+            f"server here: {len(checked) - disagree} of {len(checked)} runs agree within "
+            f"{AGREE_PCT:.0f} % (or a clock tick per process); the largest difference "
+            f"{fmt(max(differences) if differences else None, 1)} %" +
+            (f"; **{disagree} disagree** (noted under their tables)" if disagree else ""))
 
 
 def section_e1a(results):
@@ -243,7 +289,7 @@ def section_e1b(results):
             continue
         bases = [b for _, b in cols]
         first = results.record(bases[0])
-        parts += [f"### -c {c} -n {first.get('requests')}", "",
+        parts += [f"### {client_text(first)}", "",
                   table(["value"] + [label for label, _ in cols], load_rows(results, bases))]
         parts += table_notes(results, bases) + [""]
     if not parts:
@@ -313,7 +359,7 @@ def section_e2(results, settings):
     return "\n".join([
         "## E2 — hello world",
         "",
-        f"`ab -r -c {first.get('concurrency')} -n {first.get('requests')}` against `/hello` "
+        f"{client_text(first)} against `/hello` "
         "(`Hello World! 10\\n`). The post, through nginx: PHP-FPM 5042 req/s, Node.js 5356 "
         "req/s, no failures, the longest request about 3.2–3.7 s in every run: a SYN sent again "
         "after the listen queue overflowed. Kernels before 5.4 capped every listen queue at "
@@ -509,7 +555,7 @@ def section_models(results, claims):
                   table(["", results.label(model), results.label(real), "model ÷ real"], rows),
                   ""]
     if not parts and not claims:
-        return ""
+        return ""  # nothing of the posts' experiments ran (--only E6)
     verdicts = table(["claim", "real systems (php, node)", "models (blocking, async)"],
                      [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"]
                       for c in claims])
@@ -619,7 +665,8 @@ def write(directory, build_dir="", against=None):
     settings = read_settings(directory)
     write_csv(results, os.path.join(directory, "results.csv"))
     try:
-        plot_errors = plots.draw(results) + e5.draw(results, calibration.marks(directory))
+        plot_errors = (plots.draw(results, e6.draw(results))
+                       + e5.draw(results, calibration.marks(directory)))
     except (OSError, subprocess.SubprocessError) as error:
         plot_errors = [str(error)]
 
@@ -632,6 +679,7 @@ def write(directory, build_dir="", against=None):
         "",
         environment(results, settings, build_dir),
         "",
+        remote.section(directory),
         section_checks(directory),
         section_runs(results, settings),
         calibration.section(results),
@@ -641,6 +689,7 @@ def write(directory, build_dir="", against=None):
         section_e3(results),
         section_e4(results),
         e5.section(results),
+        e6.section(results),
         section_cpu(results),
         section_models(results, claims),
         section_findings(claims),

@@ -19,6 +19,14 @@ def load_runs(directory):
     return {run["id"]: run for run in sorted(runs, key=lambda r: r.get("started", ""))}
 
 
+def client_text(record):
+    """The load of a run as a heading says it: `ab -r -c C -n N`, or wrk's (--client wrk)."""
+    if record.get("tool") == "wrk":
+        return (f"`wrk -c {record.get('concurrency')} -d {record.get('duration')}` (keep-alive, "
+                "a thread per core; `--client wrk`)")
+    return f"`ab -r -c {record.get('concurrency')} -n {record.get('requests')}`"
+
+
 class Results:
     def __init__(self, directory, runs):
         self.directory = directory
