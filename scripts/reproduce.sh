@@ -40,7 +40,8 @@
 #                    machine) instead of starting one; repeatable, NAME one of php, node,
 #                    blocking, async, node-cluster, async-cluster (URL http://HOST:PORT). Only
 #                    the servers named run; nothing is built or started here, and the steps that
-#                    need a local server process (E1a, the /tasks demo, E2 --backlog 128, E6)
+#                    need a local server process (E1a, the /tasks demo, E2 --backlog 128, E5,
+#                    E6, the calibration)
 #                    are reported as not measured. The server's CPU comes from its /status.
 #   --client wrk     /html and /hello under wrk (keep-alive, a thread per core, fixed time)
 #                    instead of ab (default: ab, as the posts)

@@ -120,8 +120,12 @@ class CrossChecked:
         self.tree.sample()
 
     def finish(self):
+        # /proc is sampled once more right after /status's last reading, so that both end at the
+        # same moment even while the server still works off what the tool left (siege's killed
+        # connections): the figures then count the same span.
         self.tree.finish()
         self.status.finish()
+        self.tree.sample()
 
     def __getattr__(self, name):
         """cpu_seconds and the peaks are /proc's."""

@@ -211,6 +211,8 @@ def steps(size, experiments=EXPERIMENTS, systems=SYSTEMS, repeats=None):
     plan = []
     for experiment in (e for e in EXPERIMENTS if e in experiments):
         for groups in base_steps(size, experiment, systems, calibrated):
+            if not groups:  # e.g. the calibration without a model and its real system
+                continue
             for r in range(1, repeats + 1):
                 turn = (r - 1) % len(groups)
                 for group in groups[turn:] + groups[:turn]:
