@@ -47,7 +47,7 @@ struct ClientGone : std::runtime_error {
 struct ExchangeContext {
     const Pages& pages;
     ExchangeLog& log;
-    CpuCost& cost;  // spent on the thread that serves the request
+    CpuCost& cost;                                 // spent on the thread that serves the request
     bool keepalive_enabled;                        // --keepalive
     std::function<nlohmann::json()> model_status;  // the model's section of /status
     pid_t server_root;  // the whole server's process tree: this process, or a cluster's supervisor

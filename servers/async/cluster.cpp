@@ -73,7 +73,11 @@ class Supervisor {
   public:
     Supervisor(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& cost,
                const AsyncOptions& options)
-        : http_(http), db_(db), cost_(cost), options_(options), slots_(options.worker_processes()) {}
+        : http_(http),
+          db_(db),
+          cost_(cost),
+          options_(options),
+          slots_(options.worker_processes()) {}
 
     int run() {
         reserve_port();

@@ -67,7 +67,7 @@ int main(int argc, char* argv[]) {
         }
         if (options.worker_processes() > 1) {
             return mb::async::run_cluster(command_line.http, command_line.db, command_line.cost,
-                                           options);
+                                          options);
         }
         mb::async::Server server(command_line.http, command_line.db, command_line.cost, options,
                                  mb::async::resolve_listen_address(command_line.http.listen),

@@ -37,7 +37,7 @@ Server::Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& 
       pages_(identity()),
       log_(http_.access_log),
       cost_(cost),
-      exchanges_{pages_, log_, cost_, http_.keepalive, [this] { return model_status(); },
+      exchanges_{pages_,    log_, cost_, http_.keepalive, [this] { return model_status(); },
                  ::getpid()},
       listener_(http_.listen, http_.backlog,
                 std::chrono::ceil<std::chrono::seconds>(http_.io_timeout)),

@@ -85,8 +85,7 @@ int run_standalone(const DbConfig& db, const CpuCostConfig& cost, DbConnectionMo
         std::cerr << "blocking-server: standalone run failed: " << run.error() << "\n";
         return 1;
     }
-    print_standalone_report(std::cout, "blocking", iterations, run.page_bytes(), times,
-                            run.cost());
+    print_standalone_report(std::cout, "blocking", iterations, run.page_bytes(), times, run.cost());
     std::cout << "threads\t" << concurrency << "\n"
               << "db-connection\t" << name_of(mode) << "\n";
     return 0;
