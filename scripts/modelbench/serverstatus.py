@@ -10,7 +10,8 @@ Two watchers for modelbench.measure.run, beside processes.ProcessTree (/proc of 
                   and RSS are /status read every READ_INTERVAL_S meanwhile (/status has no
                   high-water mark, so a peak between two readings is missed)
   CrossChecked    a local server that has /status: /proc gives the figures, /status is read
-                  beside it, and the two CPU figures are reported with their difference
+                  before and after the run only, and the two CPU figures are reported with
+                  their difference
 
 A watcher's sample() is called while the run goes on, finish() once after it; figures() are the
 figures it adds to the run's: where the server's CPU figure came from and, for CrossChecked, the
@@ -53,16 +54,18 @@ def read_resources(target):
 class StatusWatcher:
     """A server's CPU, threads, processes and RSS from its /status, for the span of one run."""
 
-    def __init__(self, target, first=None):
+    def __init__(self, target, first=None, peaks=True):
         """first: a reading already made (read_resources) to count from; else one is made now.
-        MeasureError when the server does not report its resources."""
+        peaks: read /status every READ_INTERVAL_S for the peaks (not needed where /proc gives
+        them, and every reading is a request to the server under load). MeasureError when the
+        server does not report its resources."""
         self._target = target
         self._first = first or read_resources(target)
         if self._first is None:
             raise MeasureError(f"{target.base_url}/status reports no resources.server: only "
                                "the C++ servers report their own CPU")
         self._last = self._first
-        self._peaks = PeakSampler(self._read, READ_INTERVAL_S)
+        self._peaks = PeakSampler(self._read, READ_INTERVAL_S) if peaks else None
         self._peak = dict(self._first)
 
     def _read(self):
@@ -76,7 +79,7 @@ class StatusWatcher:
         never delays the run's own sampling."""
 
     def finish(self):
-        peaks = self._peaks.stop()
+        peaks = self._peaks.stop() if self._peaks else {}
         for key, value in peaks.items():
             self._peak[key] = max(self._peak[key], value)
         for _ in range(FINAL_TRIES):

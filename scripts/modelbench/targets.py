@@ -255,7 +255,7 @@ class Target:
         tree = processes.ProcessTree(self.pid, from_start)
         first = serverstatus.read_resources(self)
         return tree if first is None else serverstatus.CrossChecked(
-            tree, serverstatus.StatusWatcher(self, first))
+            tree, serverstatus.StatusWatcher(self, first, peaks=False))
 
     def snapshot(self):
         """threads, fds, rss_kib, peak_rss_kib of the server now; TargetError when it is gone."""
