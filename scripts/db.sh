@@ -161,7 +161,10 @@ start() {
             --max-connections=2000 --max-connect-errors=1000000 --back-log=1024 \
             --innodb-buffer-pool-size=128M --skip-log-bin \
             </dev/null >/dev/null 2>&1 &
-        local launcher=$!
+        launcher=$!
+        # Interrupted before it is ready: the instance this call started is its to stop.
+        trap 'stop_launched 130' INT
+        trap 'stop_launched 143' TERM
         for _ in $(seq 1 300); do
             if mariadb-admin --no-defaults --socket="$sock" -u "$me" ping >/dev/null 2>&1; then
                 break
@@ -183,6 +186,16 @@ start() {
     if [ -n "$sync_users" ]; then
         allow_bench_from_network
     fi
+    trap - INT TERM
+}
+
+# stop_launched STATUS: stops the mariadbd this start launched, then exits with STATUS.
+launcher=""
+stop_launched() {
+    echo "db: interrupted; stopping the mariadbd it started" >&2
+    [ -z "$launcher" ] || { kill -TERM "$launcher" 2>/dev/null; wait "$launcher" 2>/dev/null; }
+    rm -f "$pidfile" "$sock"
+    exit "$1"
 }
 
 stop() {

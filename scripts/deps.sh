@@ -1,29 +1,55 @@
 #!/usr/bin/env bash
-# Installs every build and run-time dependency with apt-get, then the Node.js peer's npm packages
-# (npm ci, from the committed lockfile).
-# Idempotent: when everything is present it prints nothing and touches nothing.
+# Installs with apt-get what these groups need (all of them without arguments), and for the node
+# group the Node.js systems' npm packages (npm ci, from the committed lockfile). Idempotent: when
+# everything is present it prints nothing and touches nothing.
+#
+# usage: scripts/deps.sh [--packages] [GROUP...]
+#   --packages  print the Debian packages of the groups and install nothing
+#   base    the harness: Python and psutil
+#   build   the C++ toolchain and libraries of the two servers
+#   db      MariaDB, for the private instance
+#   tools   the load and test clients (ab, siege, wrk, curl), gnuplot for the plots, /proc tools
+#   stress  slowhttptest (scripts/stress.sh)
+#   test    pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
+#   php     the real Apache+PHP (prefork, mod_php, mysqli)
+#   node    the real Node.js and its npm packages
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-packages=(
-    g++ cmake make pkg-config                   # toolchain
-    libboost-dev libboost-program-options-dev   # Asio, Beast, Program_options (1.74)
-    default-libmysqlclient-dev                  # MariaDB Connector/C (non-blocking API)
-    nlohmann-json3-dev libgtest-dev             # JSON, GoogleTest
-    mariadb-server mariadb-client               # the private database instance
-    apache2-utils siege wrk curl                # ab, siege, wrk, curl: the load and test clients
-    slowhttptest                                # slow headers, body and read (stress.sh)
-    gnuplot-nox procps iproute2                 # plots, /proc tools, ss
-    python3 python3-psutil                      # the harness (scripts/modelbench): processes, reports
-    clang libclang-rt-14-dev                    # libFuzzer and sanitizer runtimes
-    clang-format                                # the style check of scripts/test.sh
-    apache2 libapache2-mod-php php-mysql        # the real Apache+PHP peer (prefork, mod_php, mysqli)
+declare -A group=(
+    [base]="python3 python3-psutil"
+    [build]="g++ cmake make pkg-config libboost-dev libboost-program-options-dev default-libmysqlclient-dev nlohmann-json3-dev libgtest-dev"
+    [db]="mariadb-server mariadb-client"
+    [tools]="apache2-utils siege wrk curl gnuplot-nox procps iproute2"
+    [stress]="slowhttptest"
+    [test]="python3-pytest clang libclang-rt-14-dev clang-format valgrind"
+    [php]="apache2 libapache2-mod-php php-mysql"
+    [node]=""
 )
-# The real Node.js peer. A node that is already there (NodeSource's bundles npm) is kept: Debian's
-# npm package conflicts with it.
-command -v node >/dev/null || packages+=(nodejs)
-command -v npm >/dev/null || packages+=(npm)
+order=(base build db tools stress test php node)
+
+list_only=0
+if [ "${1:-}" = --packages ]; then list_only=1; shift; fi
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=("${order[@]}")
+packages=()
+for name in "${wanted[@]}"; do
+    [ -n "${group[$name]+set}" ] || { echo "deps: unknown group '$name' (${order[*]})" >&2; exit 2; }
+    # shellcheck disable=SC2206  # the groups are word lists
+    packages+=(${group[$name]})
+    if [ "$name" = node ]; then
+        # A node that is already there (NodeSource's bundles npm) is kept: Debian's npm package
+        # conflicts with it.
+        command -v node >/dev/null || packages+=(nodejs)
+        command -v npm >/dev/null || packages+=(npm)
+    fi
+done
+
+if [ "$list_only" -eq 1 ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,12 +74,14 @@ fi
 
 # npm ci when node_modules is missing or older than the lockfile; npm ci leaves node_modules
 # newer than the lockfile, so a second run does nothing.
-node_dir="$root/servers/node"
-if [ ! -d "$node_dir/node_modules" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules" ]; then
-    echo "deps: npm ci in servers/node"
-    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || {
-        echo "deps: npm ci in servers/node failed" >&2
-        exit 1
-    }
-    touch "$node_dir/node_modules"
+if [[ " ${wanted[*]} " == *" node "* ]]; then
+    node_dir="$root/servers/node"
+    if [ ! -d "$node_dir/node_modules" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules" ]; then
+        echo "deps: npm ci in servers/node"
+        (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || {
+            echo "deps: npm ci in servers/node failed" >&2
+            exit 1
+        }
+        touch "$node_dir/node_modules"
+    fi
 fi

@@ -4,14 +4,12 @@
 #   scripts/fuzz.sh [SECONDS]   default 60
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=lib/cli.sh
-source "$root/scripts/lib/cli.sh"
 seconds=${1:-60}
 case $seconds in
-    -h|--help) usage; exit 0 ;;
-    ''|*[!0-9]*) bad_usage "SECONDS must be a whole number, not '$seconds'" ;;
+    -h|--help) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;;
 esac
-prepare_deps
+bash "$root/scripts/deps.sh" build test
 build="$root/build-fuzz"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMODELBENCH_FUZZ=ON \
     -DCMAKE_CXX_COMPILER=clang++ >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }

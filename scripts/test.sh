@@ -1,27 +1,37 @@
 #!/usr/bin/env bash
-# The test command: from a fresh clone, installs dependencies, checks that every C++ file follows
-# .clang-format, builds, starts the private MariaDB, runs every CTest test on the Release build, scripts/stress.sh --quick on it, every test again
-# but the load runs on AddressSanitizer+UBSan and ThreadSanitizer builds, fuzzes the request parser for 60 s,
-# stops the database it started (even when tests fail), and exits with the tests' status.
-#   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    the Release build's CTest tests only
+# The test command. From a fresh clone: installs what the tests need, checks that every C++ file
+# follows .clang-format, builds, starts the private MariaDB, runs every CTest test on the Release
+# build (the C++ unit and integration tests, the harness's own tests, the real systems, the load
+# checks, reproduce.sh --smoke), scripts/stress.sh --quick on it, every test again but the load
+# runs and the harness's own on AddressSanitizer+UBSan and ThreadSanitizer builds, fuzzes the
+# request parser for 60 s, stops the database it started (even when tests fail), and exits with
+# the tests' status.
+#   scripts/test.sh            everything (what CI runs; about 40 minutes on 2 cores)
+#   scripts/test.sh --quick    the Release build's CTest tests only (about 10 minutes)
+#   scripts/test.sh --unit     the C++ unit tests and the harness's own tests (CTest label unit;
+#                              under 3 minutes once the packages are installed)
+# CTest labels: unit, harness, database, server, load, repro, peers, proxy, netns.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=lib/cli.sh
-source "$root/scripts/lib/cli.sh"
 cd "$root" || exit 1
+me=scripts/test.sh
 
 variants=(release asan tsan)
-quick=0
+tier=all
 case "${1:-}" in
     "") ;;
-    --quick) variants=(release); quick=1 ;;
-    -h|--help) usage; exit 0 ;;
-    *) bad_usage "unknown option '$1'" ;;
+    --quick) variants=(release); tier=quick ;;
+    --unit) variants=(release); tier=unit ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "$me: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
 esac
 
-prepare_deps || exit 1
+if [ "$tier" = unit ]; then
+    bash scripts/deps.sh base build tools test || exit 1
+else
+    bash scripts/deps.sh || exit 1
+fi
 
 status=0
 echo "== format: clang-format --dry-run --Werror on every C++ file"
@@ -33,16 +43,21 @@ build() {  # build DIR [cmake args...]
     echo "== build: $dir"
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.configure.log" 2>&1 \
         || { cat "$dir.configure.log"; return 1; }
-    cmake --build "$dir" -j "$jobs" 2>&1 | grep -E "error:|warning:|Error " ; return "${PIPESTATUS[0]}"
+    local targets=()
+    [ "$tier" = unit ] && targets=(--target unit_tests server_unit_tests)
+    cmake --build "$dir" -j "$jobs" "${targets[@]}" 2>&1 | grep -E "error:|warning:|Error "
+    return "${PIPESTATUS[0]}"
 }
 
 started_db=0
-if ! bash scripts/db.sh status >/dev/null 2>&1; then
+stop_db() { [ "$started_db" -eq 1 ] && bash scripts/db.sh stop; }
+trap stop_db EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ "$tier" != unit ] && ! bash scripts/db.sh status >/dev/null 2>&1; then
     bash scripts/db.sh start || exit 1
     started_db=1
 fi
-stop_db() { [ "$started_db" -eq 1 ] && bash scripts/db.sh stop; }
-trap stop_db EXIT
 
 for variant in "${variants[@]}"; do
     case $variant in
@@ -56,19 +71,21 @@ for variant in "${variants[@]}"; do
         continue
     fi
     echo "== tests: $variant"
-    # Sanitizer builds skip the load tests (label 'load'): they measure the real build.
+    # The unit tier runs the label unit; sanitizer builds skip the load runs (they measure the
+    # real build) and the harness's own tests (Python: nothing to instrument).
     label_args=()
-    [ "$variant" != release ] && label_args=(-LE load)
+    [ "$tier" = unit ] && label_args=(-L unit)
+    [ "$variant" != release ] && label_args=(-LE "load|harness")
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir "$dir" --output-on-failure --timeout 300 "${label_args[@]}" || status=1
-    if [ "$variant" = release ] && [ "$quick" -eq 0 ]; then
+    if [ "$variant" = release ] && [ "$tier" = all ]; then
         echo "== stress: overload, slow clients, database faults, leaks, memory, slowhttptest (--quick)"
         BUILD_DIR="$root/build" bash scripts/stress.sh --quick || status=1
     fi
 done
 
-if [ "$quick" -eq 0 ]; then
+if [ "$tier" = all ]; then
     echo "== fuzz: the request parser and router, 60 s"
     bash scripts/fuzz.sh 60 || status=1
 fi

@@ -2,16 +2,13 @@
 a server binary on a free port of 127.0.0.1, runs ab against one endpoint, and fails unless every
 request completed with a 2xx status and the server exits 0 on SIGTERM.
 
-usage: tests/load/ab_check.sh [options] SERVER_BINARY ENDPOINT [AB_ARGS...]
-  --server-arg=ARG        pass ARG to the server (repeat for several)
-  --max-extra-threads N   sample the server's thread count during the run and fail if it ever
-                          has more than N threads beyond those it has when idle (a worker cap).
-                          The count is the Threads: line of /proc/PID/status, the kernel's own
-                          counter: listing /proc/PID/task is a walk, not a snapshot, and when a
-                          thread ends and another starts during the walk it can list both.
+The thread count of --max-extra-threads is the Threads: line of /proc/PID/status, the kernel's
+own counter: listing /proc/PID/task is a walk, not a snapshot, and when a thread ends and
+another starts during the walk it can list both.
 Example: tests/load/ab_check.sh build/bin/blocking-server /html -k -c 200 -n 20000
 """
 
+import argparse
 import os
 import re
 import shutil
@@ -19,46 +16,28 @@ import subprocess
 import sys
 import tempfile
 
-from modelbench import processes, targets
+from modelbench.engine import processes, server
 
 THREAD_SAMPLE_INTERVAL_S = 0.005
 
 
-class Usage(Exception):
-    pass
-
-
-def parse(argv):
-    """(server args, max extra threads or None, binary, endpoint, ab args)."""
-    server_args, max_extra = [], None
-    while argv:
-        arg = argv[0]
-        if arg.startswith("--server-arg="):
-            server_args.append(arg.split("=", 1)[1])
-        elif arg == "--max-extra-threads":
-            if len(argv) < 2 or not argv[1].isdigit():
-                raise Usage("--max-extra-threads needs a number")
-            max_extra = int(argv[1])
-            argv = argv[1:]
-        elif arg == "--":
-            argv = argv[1:]
-            break
-        elif arg.startswith("-"):
-            raise Usage(f"unknown option '{arg}'")
-        else:
-            break
-        argv = argv[1:]
-    if len(argv) < 2:
-        raise Usage("")
-    return server_args, max_extra, argv[0], argv[1], argv[2:]
+def add_arguments(parser):
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="pass ARG to the server (repeat for several; --server-arg=--flag)")
+    parser.add_argument("--max-extra-threads", type=int, metavar="N",
+                        help="fail if the server ever has more than N threads beyond its idle "
+                        "ones during the run (a worker cap)")
+    parser.add_argument("binary", help="the server binary")
+    parser.add_argument("endpoint", help="the path ab requests, e.g. /html")
+    parser.add_argument("ab_args", nargs=argparse.REMAINDER, help="ab's own arguments")
 
 
 def check(server_args, max_extra, binary, endpoint, ab_args, work):
     """The failures (empty: PASS)."""
     try:
-        target = targets.start("server", targets.server_command(binary, server_args),
-                               os.path.join(work, "server"))
-    except targets.TargetError as error:
+        target = server.start("server", [binary, "--listen", "127.0.0.1:0", *server_args],
+                              os.path.join(work, "server"))
+    except server.TargetError as error:
         return [f"the server did not start: {error}"]
     failures = []
     with target:
@@ -98,31 +77,16 @@ def check(server_args, max_extra, binary, endpoint, ab_args, work):
     return failures
 
 
-def main():
-    try:
-        if any(arg in ("-h", "--help") for arg in sys.argv[1:2]):
-            print(__doc__.split("\n\n", 1)[1].rstrip())
-            return 0
-        server_args, max_extra, binary, endpoint, ab_args = parse(sys.argv[1:])
-    except Usage as error:
-        if str(error):
-            print(f"ab_check: {error}", file=sys.stderr)
-        print(__doc__.split("\n\n", 1)[1].rstrip(), file=sys.stderr)
-        return 2
-    if not os.access(binary, os.X_OK):
-        print(f"ab_check: {binary} is not an executable", file=sys.stderr)
-        return 2
+def run(args, parser):
+    if not os.access(args.binary, os.X_OK):
+        parser.error(f"{args.binary} is not an executable")
     if shutil.which("ab") is None:
-        print("ab_check: ab not found (apt-get install apache2-utils)", file=sys.stderr)
-        return 2
+        parser.error("ab not found (apt-get install apache2-utils)")
     with tempfile.TemporaryDirectory(prefix="ab_check.") as work:
-        failures = check(server_args, max_extra, binary, endpoint, ab_args, work)
+        failures = check(args.server_arg, args.max_extra_threads, args.binary, args.endpoint,
+                         args.ab_args, work)
     for failure in failures:
         print(f"ab_check: FAIL: {failure}", file=sys.stderr)
     if not failures:
         print("ab_check: PASS")
     return 1 if failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,24 +1,34 @@
-"""Where things are in this checkout: its root, the build tree the entry point chose (BUILD_DIR,
-default build/) and the files the harness uses from it."""
+"""Where things are in this checkout: its root, the build tree (BUILD_DIR, default build/;
+relative to the root when relative) and the files the harness uses from it."""
 
 import os
+from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+@dataclass(frozen=True)
 class Checkout:
-    def __init__(self, build_dir):
-        self.root = ROOT
-        self.build_dir = os.path.abspath(build_dir)
+    build_dir: str
+    root: str = ROOT
+
+    @classmethod
+    def from_environment(cls):
+        build_dir = os.environ.get("BUILD_DIR") or "build"
+        return cls(os.path.normpath(os.path.join(ROOT, build_dir)))
 
     def binary(self, name):
         """A program built in the build tree (bin/)."""
         return os.path.join(self.build_dir, "bin", name)
 
     def peer(self, peer, name):
-        """A real peer's launcher (servers/php, servers/node)."""
+        """A file of a real system's folder (servers/php, servers/node)."""
         return os.path.join(self.root, "servers", peer, name)
 
     def script(self, name):
         """A file of scripts/ (db.sh, siegerc)."""
         return os.path.join(self.root, "scripts", name)
+
+    def var(self, *parts):
+        """A path under var/, where the private instances keep their files."""
+        return os.path.join(self.root, "var", *parts)

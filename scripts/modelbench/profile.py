@@ -1,29 +1,31 @@
-"""The run of scripts/profile.sh: one server under valgrind's callgrind, one warm-up request per
-endpoint (and ab -n 100 on the measured one), the counters zeroed, ab, the server stopped; then
+"""profile: one model under valgrind's callgrind, whose instruction counts repeat from run to
+run on a busy machine where timings do not. The server answers one warm-up request per endpoint
+(and ab -n 100 on the measured one), the counters are zeroed, ab runs, the server stops; then
 the instructions per request and the functions that spent the most (exclusive), per request.
-
-  python3 -m modelbench.profile MODEL --build-dir DIR [--endpoint PATH] [-c C] [-n N] [-k]
-      [--top N] [--out FILE] [-- server flags...]
+Examples: scripts/profile.sh async --endpoint /hello -k -n 20000;
+scripts/profile.sh blocking -- --db-connection persistent. Exit status 0 on success, 1 when the
+run failed, 2 on bad arguments.
 """
 
-import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 
-from modelbench import targets
+from modelbench import prepare, systems
 from modelbench.checkout import Checkout
-from modelbench.measure import tail
+from modelbench.engine import server
+from modelbench.engine.measure import tail
 
 # Under callgrind a server starts and answers about 50 times slower.
 READY_TIMEOUT_S = 30.0
 REQUEST_TIMEOUT_S = 60.0
 # Frames that were on a stack when the counters were zeroed (program and thread entry, the event
 # loop) come out with the costs of all they called since.
-ENTRY_FRAMES = re.compile(r"ld-linux|start_thread|_M_run|__libc_start_main|:main |Worker::run|"
+ENTRY_FRAMES = re.compile(r"ld-linux|start_thread|_M_run|__libc_start_main|:main |"
                           r"\(below main\)|:clone |:0x[0-9a-f]+ \[.*libstdc\+\+")
 COST_LINE = re.compile(r"^ *([0-9,]+) \( *[0-9.]+%\) +(.*)$")
 
@@ -67,17 +69,15 @@ def program_total(dump):
     return int(match.group(1).replace(",", "")) if match else None
 
 
-def profile(args, flags, work):
-    checkout = Checkout(args.build_dir)
-    out = args.out or os.path.join(work, "callgrind.out")
-    program = targets.KINDS[args.model].program(checkout)
-    print(f"== callgrind: {program} {' '.join(flags)}", flush=True)
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-               *targets.server_command(program, flags)]
+def profile(checkout, args, flags, work):
+    out = os.path.abspath(args.out) if args.out else os.path.join(work, "callgrind.out")
+    server_command = systems.get(args.model).command(checkout, flags)
+    print(f"== callgrind: {' '.join(server_command)}", flush=True)
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *server_command]
     try:
-        target = targets.start(args.model, command, os.path.join(work, "server"),
-                               ready_timeout_s=READY_TIMEOUT_S)
-    except targets.TargetError as error:
+        target = server.start(args.model, command, os.path.join(work, "server"),
+                              ready_timeout_s=READY_TIMEOUT_S)
+    except server.TargetError as error:
         raise ProfileError(f"the server did not start under valgrind: {error}") from error
     keepalive = ["-k"] if args.keepalive else []
     ab_output = os.path.join(work, "ab")
@@ -129,31 +129,40 @@ def profile(args, flags, work):
         print(f"== callgrind output: {args.out}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
-    parser.add_argument("model", choices=targets.KINDS)
-    parser.add_argument("--build-dir", required=True)
-    parser.add_argument("--endpoint", default="/html")
-    parser.add_argument("-c", dest="concurrency", type=int, default=20)
-    parser.add_argument("-n", dest="requests", type=int, default=2000)
-    parser.add_argument("-k", dest="keepalive", action="store_true")
-    parser.add_argument("--top", type=int, default=25)
-    parser.add_argument("--out")
-    # Everything after "--" is the server's, passed through untouched.
-    argv = sys.argv[1:]
-    split = argv.index("--") if "--" in argv else len(argv)
-    args, flags = parser.parse_args(argv[:split]), argv[split + 1:]
+def add_arguments(parser):
+    parser.add_argument("model", choices=[s.name for s in systems.ALL if s.status],
+                        help="the model to profile")
+    parser.add_argument("--endpoint", default="/html", help="the path ab requests (default /html)")
+    parser.add_argument("-c", dest="concurrency", type=int, default=20,
+                        help="ab's concurrency (default 20)")
+    parser.add_argument("-n", dest="requests", type=int, default=2000,
+                        help="ab's requests (default 2000; under callgrind a server is ~50x "
+                        "slower)")
+    parser.add_argument("-k", dest="keepalive", action="store_true", help="ab keep-alive")
+    parser.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    parser.add_argument("--out", help="keep the callgrind output there")
+    parser.add_argument("flags", nargs="*", help="the server's flags, after --")
+
+
+def run(args, parser):
+    if not args.endpoint.startswith("/"):
+        parser.error(f"--endpoint must be a path, not '{args.endpoint}'")
+    if min(args.concurrency, args.requests, args.top) < 1:
+        parser.error("-c, -n and --top take a positive number")
+    if args.concurrency > args.requests:
+        parser.error(f"-c {args.concurrency} is more than -n {args.requests}")
+    for tool in ("valgrind", "callgrind_control", "callgrind_annotate", "ab"):
+        if shutil.which(tool) is None:
+            parser.error(f"{tool} not found (apt-get install valgrind apache2-utils)")
+    checkout = Checkout.from_environment()
     try:
+        prepare.ready(checkout, systems.get(args.model).needs)
         with tempfile.TemporaryDirectory(prefix="profile.") as work:
-            profile(args, flags, work)
-    except ProfileError as error:
+            profile(checkout, args, args.flags, work)
+    except (ProfileError, prepare.PrepareError) as error:
         print(f"profile.sh: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("profile.sh: interrupted", file=sys.stderr)
         return 130
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,94 +1,137 @@
-"""The foreground part of scripts/serve.sh: runs one server until Ctrl-C, passes its output
-through, and once it listens prints its URL and ready-to-paste ab and siege command lines for
-every endpoint. The exit status is the server's.
-
-  python3 -m modelbench.serve MODEL --build-dir DIR [-- server flags...]
+"""serve: one system as a benchmark target, in the foreground. It prepares only what that
+system needs (the C++ servers: the build and the private MariaDB; php: Apache and PHP; node:
+Node.js and its npm packages), starts it, passes its output through and, once it listens,
+prints its URL and ab, siege and wrk lines to paste for every endpoint it has. Flags after the
+system's name are the server's own (`scripts/serve.sh blocking --help` lists them). Ctrl-C, or
+SIGINT or SIGTERM sent to this process alone, stops the server and its whole process tree.
+Exit status: the server's when it ended by itself, 128 + the signal's number after a signal
+(130 for SIGINT, 143 for SIGTERM), 1 when preparing failed, 2 on bad arguments.
 """
 
 import argparse
+import os
 import shlex
 import signal
+import subprocess
 import sys
 
-from modelbench import targets
+from modelbench import prepare, systems
 from modelbench.checkout import Checkout
+from modelbench.engine import server
+
+# Flags that make a server print something and exit rather than listen.
+ONE_SHOT = ("-h", "--help", "--version", "--standalone")
+LOOPBACK = ("127.", "localhost", "::1")
 
 
-def commands(kind, url, siegerc):
-    """The ab and siege lines for every endpoint the kind of server has."""
+def add_arguments(parser):
+    parser.add_argument("system", choices=systems.names(), help="the system to serve")
+    parser.add_argument("flags", nargs=argparse.REMAINDER,
+                        help="the server's own flags, e.g. --listen 0.0.0.0:8082 or --workers 0")
+
+
+def commands(system, url, siegerc):
+    """The lines to paste for every endpoint the system has."""
     siege = f"siege -R {shlex.quote(siegerc)}"
-    text = f"""
-{kind.name} server ready at {url}/  (Ctrl-C stops it). From another terminal:
-
-# E1b /html: two queries, both tables rendered (31.8 KiB)
-ab -c 1 -n 500 {url}/html
-ab -c 20 -n 2000 {url}/html
-ab -c 200 -n 20000 {url}/html
-{siege} -c 200 -d 1 -t 60S {url}/html
-
-# siege 4.0.7 sometimes hangs after "Lifting the server siege..." (JoeDog/siege#4, a glibc
-# thread-cancellation bug): then only kill -9 stops it, and it prints no summary.
-
-# E4 /json: the orders table as JSON (14 KB)
-ab -c 200 -n 20000 {url}/json
-{siege} -c 500 -d 1 -t 60S {url}/json
-
-# E2 /hello: 16 bytes
-ab -c 200 -n 100000 {url}/hello
-{siege} -b -c 200 -t 30S {url}/hello
-
-# E3 /factorial: n! for a random n in 10..40 (-l: accept the varying length)
-ab -n 1000 -c 5 {url}/factorial
-ab -l -n 1000 -c 5 {url}/factorial
-{siege} -c 5 -d 1 -t 30S {url}/factorial
-
-# E4 /tasks: the deferred task; watch this terminal for the task lines
-ab -c 10 -n 10 '{url}/tasks?delay_ms=2000'
-{siege} -c 10 -d 1 -t 20S '{url}/tasks?delay_ms=2000'
-"""
-    if kind.status:
-        text += f"""
-# counters
-curl -s {url}/status
-"""
-    return text
+    wrk = "wrk -t 2 -c"
+    blocks = {
+        "/html": ("E1b /html: two queries, both tables rendered (31.8 KiB)",
+                  [f"ab -c 1 -n 500 {url}/html", f"ab -c 20 -n 2000 {url}/html",
+                   f"ab -c 200 -n 20000 {url}/html", f"{wrk} 20 -d 10s {url}/html",
+                   f"{siege} -c 200 -d 1 -t 60S {url}/html"]),
+        "/json": ("E4 /json: the orders table as JSON (14 KB)",
+                  [f"ab -c 200 -n 20000 {url}/json", f"{siege} -c 500 -d 1 -t 60S {url}/json"]),
+        "/hello": ("E2 /hello: 16 bytes",
+                   [f"ab -c 200 -n 100000 {url}/hello", f"ab -k -c 100 -n 100000 {url}/hello",
+                    f"{wrk} 100 -d 10s {url}/hello"]),
+        "/factorial": ("E3 /factorial: n! for a random n in 10..40 (-l: accept its varying "
+                       "length)", [f"ab -n 1000 -c 5 {url}/factorial",
+                                   f"ab -l -n 1000 -c 5 {url}/factorial"]),
+        "/tasks": ("E4 /tasks: the deferred task; watch this terminal for the task lines",
+                   [f"ab -c 10 -n 10 '{url}/tasks?delay_ms=2000'"]),
+    }
+    text = [f"\n{system.name} ready at {url}/  (Ctrl-C stops it). From another terminal:"]
+    for endpoint in system.endpoints:
+        title, lines = blocks[endpoint]
+        text += ["", f"# {title}", *lines]
+    if system.status:
+        text += ["", "# counters", f"curl -s {url}/status"]
+    text += ["", "# siege 4.0.7 sometimes hangs after \"Lifting the server siege...\": then only "
+             "kill -9 stops it."]
+    return "\n".join(text) + "\n"
 
 
-def exposure(model, target):
-    """What a listening address beyond the loopback means: how another machine reaches it, and
-    that these servers are benchmark targets only."""
-    if target.process.address.startswith("127.") or target.process.address.startswith("[::1]"):
+def exposure(system, target):
+    """What a listening address beyond the loopback means."""
+    if target.process.address.startswith(("127.", "[::1]")):
         return (f"# Listening on the loopback only. For a load generator on another machine: "
                 f"--listen 0.0.0.0:{target.port} (or one address of this machine).")
     return f"""# Listening on {target.process.address}: other machines reach it, e.g. from the load
-# generator: scripts/reproduce.sh --target {model}=http://THIS_HOST:{target.port}
+# generator: scripts/reproduce.sh --target {system.name}=http://THIS_HOST:{target.port}
 # WARNING: a benchmark target, not an internet-facing service (no TLS, no authentication,
 # /status open to all): keep it on a private network, and stop it when the runs are over."""
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", choices=targets.KINDS)
-    parser.add_argument("--build-dir", required=True)
-    # Everything after "--" is the server's, passed through untouched.
-    argv = sys.argv[1:]
-    split = argv.index("--") if "--" in argv else len(argv)
-    args, flags = parser.parse_args(argv[:split]), argv[split + 1:]
-    checkout = Checkout(args.build_dir)
-    # Ctrl-C reaches the server too (one process group): it stops, and this waits for it. A
-    # handler, unlike SIG_IGN, is not inherited by the server.
-    signal.signal(signal.SIGINT, lambda signum, frame: None)
-    command = [targets.KINDS[args.model].program(checkout), *flags]
+def database_host(flags):
+    host = os.environ.get("MYSQL_HOST", "127.0.0.1")
+    for i, flag in enumerate(flags):
+        if flag == "--db-host" and i + 1 < len(flags):
+            host = flags[i + 1]
+        elif flag.startswith("--db-host="):
+            host = flag.split("=", 1)[1]
+    return host
+
+
+def run(args, parser):
+    system = systems.get(args.system)
+    checkout = Checkout.from_environment()
+    flags = args.flags
+    needs = set(system.needs)
+    if not database_host(flags).startswith(LOOPBACK):
+        needs.discard("db")
+        print(f"serve.sh: the database is at {database_host(flags)}: no private MariaDB "
+              "started here", file=sys.stderr)
+    one_shot = any(f.split("=")[0] in ONE_SHOT for f in flags)
+    if one_shot and not any(f.startswith("--standalone") for f in flags):
+        needs.discard("db")
     try:
-        target = targets.start(args.model, command, echo=True)
-    except targets.TargetError as error:
+        prepare.ready(checkout, needs, log_dir=checkout.build_dir)
+    except prepare.PrepareError as error:
         print(f"serve.sh: {error}", file=sys.stderr)
         return 1
-    print(commands(targets.KINDS[args.model], target.base_url, checkout.script("siegerc")),
-          flush=True)
-    print(exposure(args.model, target), flush=True)
-    return target.process.wait()
+    command = [*system.launcher(checkout), *flags]
+    if one_shot:
+        return subprocess.run(command).returncode
+    if not any(f == "--listen" or f.startswith("--listen=") for f in flags):
+        command += ["--listen", f"127.0.0.1:{system.port}"]
+    stopped_by = []
 
+    def stop(signum, frame):
+        stopped_by.append(signum)
+        raise KeyboardInterrupt
 
-if __name__ == "__main__":
-    sys.exit(main())
+    # Ctrl-C reaches the server too (one process group) and SIGTERM may come to this process
+    # alone: either way the server's tree is stopped here, and this waits for it.
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    target = None
+    try:
+        target = server.start(system.name, command, echo=True)
+        print(commands(system, target.base_url, checkout.script("siegerc")), flush=True)
+        print(exposure(system, target), flush=True)
+        return target.process.wait()
+    except server.TargetError as error:
+        print(f"serve.sh: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if target is not None:
+            process = target.process
+            code = process.stop()
+            if process.left_behind:
+                print(f"serve.sh: killed what outlived the server: "
+                      f"{', '.join(process.left_behind)}", file=sys.stderr)
+            print(f"serve.sh: stopped by {signal.Signals(stopped_by[0]).name}; the server "
+                  f"exited with {code}", file=sys.stderr)
+        return 128 + stopped_by[0] if stopped_by else 130

@@ -63,7 +63,7 @@ Listener::Listener(asio::io_context& io, const tcp::endpoint& endpoint, bool reu
 void Listener::start() {
     asio::co_spawn(acceptor_.get_executor(), accept_loop(), [](std::exception_ptr e) {
         if (e) {
-            std::rethrow_exception(e);  // out of io_context::run(): see Worker::run()
+            std::rethrow_exception(e);  // out of io_context::run(): see Server::run()
         }
     });
 }

@@ -5,8 +5,7 @@
 #
 # Usage: tests/load/ab_check.sh [options] SERVER_BINARY ENDPOINT [AB_ARGS...]
 set -uo pipefail
-
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=../../scripts/lib/cli.sh
+# shellcheck source=../../scripts/lib/cli.sh
 source "$root/scripts/lib/cli.sh"
-exec "${harness[@]}" modelbench.abcheck "$@"
+harness abcheck "$@"

@@ -10,8 +10,8 @@
 #     took the server's CPU from its /status (server_cpu_source /status), a positive figure for
 #     every run long enough to count a clock tick;
 #   - report.md lists the targets and says which steps were not measured for a remote target
-#     (E1a, the /tasks demo, E2 with --backlog 128, E6), and its tables show the CPU as the
-#     servers' own /status.
+#     (E1a, the calibrated models, the /tasks demo, E2 with --backlog 128, E5, E6), and its
+#     tables show the CPU as the servers' own /status.
 # Exits 77 (CTest: skipped) where network namespaces are not available.
 #
 # Usage: tests/netns/reproduce_remote.sh BLOCKING_SERVER ASYNC_SERVER
@@ -70,7 +70,10 @@ import csv
 import os
 import sys
 
-from modelbench.reproduce import plan, remote
+from modelbench import experiments, remote
+from modelbench.engine import plan
+from modelbench.experiments import calibration
+from modelbench.experiments.base import Context
 
 results, status, alive, started = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 problems = []
@@ -85,30 +88,38 @@ expect(status == 0, f"reproduce.sh exited with {status}")
 expect(alive == started, f"{started - alive} of the {started} remote servers are gone: "
        "reproduce.sh must leave a remote server alone")
 keys = {"blocking": "", "async": "", "async-cluster": ""}
-expected, skipped = remote.split(plan.steps("smoke", plan.EXPERIMENTS, remote.systems(keys)), keys)
+ctx = Context("smoke", remote.system_names(keys), calibration=calibration.flags)
+expected, skipped = [], []
+for experiment in experiments.ALL:
+    kept, left_out = remote.split(experiment.plan(ctx), keys)
+    expected += [(f"{run.base}-r{r}", run.base) for _, r, group in plan.ordered(kept)
+                 for run in group.runs]
+    skipped += left_out
 rows = {}
 path = os.path.join(results, "results.csv")
 if os.path.exists(path):
     with open(path, newline="") as f:
         rows = {row["id"]: row for row in csv.DictReader(f)}
-for step in expected:
-    row = rows.get(step.run_id)
+for run_id, _ in expected:
+    row = rows.get(run_id)
     if row is None:
-        problems.append(f"results.csv: no row '{step.run_id}'")
+        problems.append(f"results.csv: no row '{run_id}'")
         continue
-    expect(row["status"] == "ok", f"{step.run_id}: {row['status']}: {row['cause']}")
+    expect(row["status"] == "ok", f"{run_id}: {row['status']}: {row['cause']}")
     expect(row["server_cpu_source"] == "/status",
-           f"{step.run_id}: server CPU from '{row['server_cpu_source']}', expected /status")
+           f"{run_id}: server CPU from '{row['server_cpu_source']}', expected /status")
     cpu, wall = float(row["server_cpu_s"] or -1), float(row["wall_s"] or 0)
     expect(cpu > 0 or (wall < 0.5 and cpu == 0),
-           f"{step.run_id}: server CPU '{row['server_cpu_s']}' s over {wall} s")
-    expect(float(row["server_peak_threads"] or 0) >= 1, f"{step.run_id}: no peak threads")
+           f"{run_id}: server CPU '{row['server_cpu_s']}' s over {wall} s")
+    expect(float(row["server_peak_threads"] or 0) >= 1, f"{run_id}: no peak threads")
 for base, _, _ in skipped:
     expect(not any(r["base"] == base for r in rows.values()),
            f"{base} ran, though it needs a local process")
 skipped_bases = {base.split("-")[0] for base, _, _ in skipped}
-expect(skipped_bases == {"e1a", "e2", "e4", "e5", "e6"},
-       f"steps not measured remotely: {sorted(skipped_bases)}, expected e1a, e2, e4, e5, e6")
+# e1b: the calibrated models, started with their cost.
+expect(skipped_bases == {"e1a", "e1b", "e2", "e4", "e5", "e6"},
+       f"steps not measured remotely: {sorted(skipped_bases)}, expected e1a, e1b, e2, e4, e5, "
+       "e6")
 report = ""
 if os.path.exists(os.path.join(results, "report.md")):
     with open(os.path.join(results, "report.md")) as f:
@@ -118,7 +129,7 @@ expect("Not measured for a remote target" in report, "report.md: no list of the 
        "measured for a remote target")
 for _, title, _ in skipped:
     expect(f"| {title} |" in report, f"report.md: '{title}' not listed as not measured")
-expect(report.count("(remote: /status only)") >= len({s.base for s in expected}),
+expect(report.count("(remote: /status only)") >= len({base for _, base in expected}),
        "report.md: a table cell of the server CPU is not the server's own /status")
 print(f"\n{len(expected)} remote runs expected, {len(rows)} in results.csv, "
       f"{len(skipped)} steps not measured for a remote target")

@@ -1,7 +1,7 @@
 """What a scenario showed on a server (figures and checks), and the tables that put the servers
 side by side: one Markdown table per scenario, a row per figure or check, a column per server."""
 
-from modelbench import tables
+from modelbench.report import tables
 
 
 def mib(kib):

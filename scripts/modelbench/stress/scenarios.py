@@ -14,12 +14,14 @@ import subprocess
 import threading
 import time
 
-from modelbench import loadtools, processes, targets
-from modelbench.measure import read
+from modelbench import systems
+from modelbench.engine import machine, processes, server, tools
+from modelbench.engine.measure import read
+from modelbench.engine.plan import Load
+from modelbench.engine.server import TargetError
+from modelbench.report.tables import fmt
 from modelbench.stress import hostile
 from modelbench.stress.outcome import Outcome, before_after, mib
-from modelbench.tables import fmt
-from modelbench.targets import TargetError
 
 # Before a load, the server answers this many requests at once, each holding its database
 # connections for a moment (WARM_UP_DB), so that what a load run leaves open (the async server's
@@ -50,8 +52,8 @@ class Context:
 
     def start(self, scenario, model, args):
         """A fresh server of model with args; stop_servers() stops it if the scenario did not."""
-        target = targets.start(model, targets.KINDS[model].command(self.checkout, args),
-                               os.path.join(self.raw, f"{scenario}-{model}"))
+        target = server.start(model, systems.get(model).command(self.checkout, args),
+                              os.path.join(self.raw, f"{scenario}-{model}"))
         self._started.append(target)
         return target
 
@@ -97,19 +99,18 @@ class FaultDatabase:
 
 # ---- helpers shared by the scenarios ---------------------------------------------------------
 
-def load_run(ctx, target, step_id, label, tool, path, *settings, **options):
-    """An ab or siege run (modelbench.runs) against path, sampling the server and mariadbd; its
-    record (status, cause, figures). label is what the progress line calls the run."""
+def load_run(ctx, target, step_id, label, load):
+    """A load run (engine.plan.Load) against the server, sampling it and mariadbd; its record
+    (status, cause, figures). label is what the progress line calls the run."""
     print(f"    {label}", flush=True)
     meta = {"experiment": "stress", "server": target.name}
-    return getattr(ctx.runs, tool)(step_id, meta, target, path, *settings, **options)
+    return ctx.runs.measure(step_id, meta, target, load)
 
 
-def load_run_in_background(ctx, target, step_id, label, tool, path, *settings, **options):
+def load_run_in_background(ctx, target, step_id, label, load):
     """load_run in a thread, while the scenario does other things: a future of its record."""
     executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    future = executor.submit(load_run, ctx, target, step_id, label, tool, path, *settings,
-                             **options)
+    future = executor.submit(load_run, ctx, target, step_id, label, load)
     executor.shutdown(wait=False)
     return future
 
@@ -201,9 +202,10 @@ def record_exit(out, target):
               f"exit status {code}" if code is not None else "did not exit; killed")
 
 
-def pause(ctx):
-    """Lets the sockets of the last run leave TIME_WAIT before the next one."""
-    time.sleep(ctx.sizes["pause_s"])
+def pause(ctx, connections=0):
+    """Waits, before the next load, while the sockets the last ones left in TIME_WAIT and the
+    next one's would take most of the ephemeral ports (not on a loopback that reuses them)."""
+    machine.wait_for_ports(connections)
 
 
 def scenario(name):
@@ -241,8 +243,8 @@ def overload(ctx, model, out):
     target, before = start_warm(ctx, "overload", model, ["--backlog", str(OVERLOAD_BACKLOG)])
     out.figure("server flags", f"--backlog {OVERLOAD_BACKLOG}")
     ab = f"ab -c {s['overload_c']} -n {s['overload_n']} /html"
-    record = load_run(ctx, target, f"overload-{model}-ab", ab, "ab", "/html", s["overload_c"],
-                      s["overload_n"])
+    record = load_run(ctx, target, f"overload-{model}-ab", ab,
+                      Load("ab", "/html", s["overload_c"], n=s["overload_n"]))
     record_load(out, ab, record)
     if model == "blocking" and record.get("status") == "ok":
         peak = record["figures"]["server_peak_threads"]
@@ -251,9 +253,9 @@ def overload(ctx, model, out):
                   peak <= 2 + cap, f"peak {peak} threads, cap {cap} workers")
     record_settle(out, ab, target, before)
     pause(ctx)
-    siege = f"siege -c {s['siege_c']} -d 1 -t {s['siege_time']} /json"
-    record = load_run(ctx, target, f"overload-{model}-siege", siege, "siege", "/json",
-                      s["siege_c"], 1, s["siege_time"])
+    siege = f"siege -c {s['siege_c']} -d 1 -t {s['siege_s']}S /json"
+    record = load_run(ctx, target, f"overload-{model}-siege", siege,
+                      Load("siege", "/json", s["siege_c"], seconds=s["siege_s"]))
     record_load(out, siege, record)
     record_settle(out, siege, target, before)
     record_exit(out, target)
@@ -340,8 +342,8 @@ def database_fault(ctx, target, out, fault, reference, access_log):
     duration = s["fault_up_s"] + s["fault_down_s"] + s["fault_restart_s"] + s["fault_after_s"]
     ab = load_run_in_background(
         ctx, target, step_id, f"ab -l -c 20 -t {duration} /json, the database "
-        f"{'stopped' if fault == 'stop' else 'SIGKILLed'} after {s['fault_up_s']} s", "ab",
-        "/json", 20, 1000000, time_limit=duration, variable_length=True)
+        f"{'stopped' if fault == 'stop' else 'SIGKILLed'} after {s['fault_up_s']} s",
+        Load("ab", "/json", 20, n=1000000, seconds=duration, variable_length=True))
     time.sleep(s["fault_up_s"])
     gone_s = db.run("stop") if fault == "stop" else db.kill()
     down_since = time.monotonic()
@@ -458,8 +460,8 @@ def leaks(ctx, model, out):
     # be counted as growth between runs 1 and 3 (seen: +17 % on the blocking server).
     rss = []
     for run in (0, 1, 2, 3):
-        record = load_run(ctx, target, f"leaks-{model}-{run}", f"run {run}: {ab}", "ab",
-                          "/html", s["leak_c"], s["leak_n"])
+        record = load_run(ctx, target, f"leaks-{model}-{run}", f"run {run}: {ab}",
+                          Load("ab", "/html", s["leak_c"], n=s["leak_n"]))
         record_load(out, f"run {run}", record)
         rss.append(record_settle(out, f"run {run}", target, before)["rss_kib"])
         pause(ctx)
@@ -501,8 +503,8 @@ def memory(ctx, model, out):
     label = f"{ab} beside {count} connections that wait"
     held = hostile.hold_open((target.host, target.port), count)
     try:
-        record = load_run(ctx, target, f"memory-{model}-baseline", label, "ab", "/html",
-                          MEMORY_AB_C, 1000000, time_limit=seconds)
+        record = load_run(ctx, target, f"memory-{model}-baseline", label,
+                          Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds))
     finally:
         for connection in held:
             connection.close()
@@ -511,8 +513,8 @@ def memory(ctx, model, out):
     settle(target, before, SETTLE_S)
     pause(ctx)
     label = f"{ab} beside {count} hostile connections"
-    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", label, "ab", "/html",
-                                 MEMORY_AB_C, 1000000, time_limit=seconds)
+    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", label,
+                                 Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds))
     time.sleep(HOSTILE_START_S)
     print(f"    {count} connections sending up to {size} MiB each of "
           f"{', '.join(hostile.OPENINGS)} bytes", flush=True)
@@ -587,7 +589,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     path = "/html" if mode == "slow read" else "/hello"
     prefix = os.path.join(ctx.raw, f"slowhttptest-{target.name}-{mode.replace(' ', '-')}")
     length_s = math.ceil(limit_s) + 3
-    command = loadtools.slowhttptest_command(mode, target.url(path), connections, length_s,
+    command = tools.slowhttptest_command(mode, target.url(path), connections, length_s,
                                              prefix)
     print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
     prober = Prober(target, "/hello", limit_s + 5)
@@ -616,8 +618,8 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
             code = tool.wait()
     replies = prober.stop()
     try:
-        f = loadtools.parse_slowhttptest(read(prefix + ".csv"), read(prefix + ".out"))
-    except (OSError, loadtools.ParseError) as error:
+        f = tools.parse_slowhttptest(read(prefix + ".csv"), read(prefix + ".out"))
+    except (OSError, tools.ParseError) as error:
         out.check(f"{mode}: slowhttptest ran", False, f"exit status {code}: {error}")
         return
     out.figure(f"{mode}: slowhttptest: most connected at once; s its probe found no service; "
@@ -657,7 +659,7 @@ def slowhttptest(ctx, model, out):
     target, before = start_warm(ctx, "slowhttptest", model, flags)
     limit_s = rounds(target, connections)[1] * timeout + 2
     out.figure("server flags", " ".join(flags))
-    for mode in loadtools.SLOWHTTPTEST_MODES:
+    for mode in tools.SLOWHTTPTEST_MODES:
         slow_attack(ctx, target, out, mode, connections, limit_s, before)
         pause(ctx)
     record_settle(out, "after slowhttptest", target, before)

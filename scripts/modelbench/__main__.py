@@ -1,0 +1,39 @@
+"""The harness's one entry point: `python3 -m modelbench VERB [options]`, which the scripts in
+scripts/ run once they have made sure of Python and psutil. Every verb's flags are parsed here,
+by its module's add_arguments; --help comes from the parser.
+
+  reproduce   the posts' experiments (scripts/reproduce.sh)
+  bench       each server against the database's ceiling and nginx (scripts/bench.sh)
+  stress      overload, slow clients, database faults, leaks, memory (scripts/stress.sh)
+  serve       one system as a target, in the foreground (scripts/serve.sh)
+  profile     one model under callgrind (scripts/profile.sh)
+  abcheck     the load acceptance of the tests (tests/load/ab_check.sh)
+"""
+
+import argparse
+import sys
+
+from modelbench import abcheck, bench, profile, reproduce, serve, stress
+
+VERBS = {"reproduce": reproduce, "bench": bench, "stress": stress, "serve": serve,
+         "profile": profile, "abcheck": abcheck}
+SCRIPTS = {"reproduce": "scripts/reproduce.sh", "bench": "scripts/bench.sh",
+           "stress": "scripts/stress.sh", "serve": "scripts/serve.sh",
+           "profile": "scripts/profile.sh", "abcheck": "tests/load/ab_check.sh"}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in VERBS:
+        print(__doc__, file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    verb = VERBS[argv[0]]
+    parser = argparse.ArgumentParser(prog=SCRIPTS[argv[0]], description=verb.__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    verb.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    return verb.run(args, parser)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,352 @@
+"""bench: each C++ server against the database's own ceiling. In each round: the ceilings (each
+model's --standalone loop with --concurrency K for K = 1 and K = cores: the same work without
+HTTP), then each server (blocking per-request and persistent, async, async with a worker per
+core) under ab on /html, /json and /hello at -c 1, 20 and 200 for a fixed time, /hello also
+with -k, and wrk (keep-alive, a thread per core) beside ab on /html and /hello; at the end the
+memory runs (async holding 1000 idle keep-alive connections, blocking with 150 live workers).
+It runs through the engine, so every server is warmed up and every run measured on a quiet
+machine; it writes bench/<timestamp>/: report.md (printed at the end), bench.csv (medians and
+ratios), runs/, raw/. The targets are docs/performance.md's. Exit status 0 when every run
+succeeded (whatever the figures), 1 when one failed, 2 on bad arguments.
+"""
+
+import csv
+import datetime
+import os
+import subprocess
+import sys
+
+from modelbench import prepare, systems
+from modelbench.checkout import Checkout
+from modelbench.engine import machine, processes, tools
+from modelbench.engine.engine import Engine
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.engine.processes import CORES
+from modelbench.engine.recorder import Recorder
+from modelbench.experiments.base import Context
+from modelbench.report.results import Results, load_runs
+from modelbench.report.tables import fmt, table
+
+CONCURRENCIES = (1, 20, 200)
+ENDPOINTS = ("/html", "/json", "/hello")
+WRK_PATHS = ("/html", "/hello")
+# name: (system, cluster, flags, its ceiling)
+SERVERS = {
+    "blocking-per-request": ("blocking", False, ("--db-connection", "per-request"),
+                             "ceiling-per-connect"),
+    "blocking-persistent": ("blocking", False, ("--db-connection", "persistent"),
+                            "ceiling-persistent"),
+    "async": ("async", False, (), "ceiling-async-loop"),
+    "async-cluster": ("async", True, (), "ceiling-async-loop"),
+}
+CEILINGS = {"ceiling-per-connect": ("blocking", ("--db-connection", "per-request")),
+            "ceiling-persistent": ("blocking", ("--db-connection", "persistent")),
+            "ceiling-async-loop": ("async", ())}
+LABELS = {"blocking-per-request": "blocking, per-request", "blocking-persistent":
+          "blocking, persistent", "async": "async, 1 worker", "async-cluster":
+          "async, 1 worker per core", "ceiling-per-connect":
+          "blocking threads, connect per iteration", "ceiling-persistent":
+          "blocking threads, persistent", "ceiling-async-loop": "async loop, pool"}
+ASYNC_IDLE_CONNECTIONS = 1000
+BLOCKING_LIVE_WORKERS = 150
+NEEDED_OPEN_FILES = 4096
+# The performance targets (docs/performance.md).
+MIN_RATIO = {"blocking-persistent": 0.60, "blocking-per-request": 0.80, "async": 0.60}
+MAX_SERVER_OVER_DB = 0.30
+MAX_RSS_MIB = {"async": 16, "blocking-per-request": 64, "blocking-persistent": 64}
+MAX_EXTRA_LATENCY_MS = 0.3
+
+
+def add_arguments(parser):
+    parser.add_argument("--quick", action="store_true",
+                        help="1 s per run, for a first look (default: 5 s per run)")
+    parser.add_argument("--rounds", type=int, default=3, metavar="N",
+                        help="rounds of every run; the median is reported (default 3)")
+    parser.add_argument("--results-dir", metavar="DIR",
+                        help="write there instead of bench/<timestamp>/")
+    parser.add_argument("--max-load", type=float, default=1.0, metavar="L",
+                        help="wait until the 1-minute load average is below L (default 1.0)")
+    parser.add_argument("--max-wait", type=float, default=900, metavar="S",
+                        help="... for at most S seconds, then measure anyway (default 900)")
+
+
+def cell_base(name, endpoint, c, tool="ab", keepalive=False):
+    suffix = "-wrk" if tool == "wrk" else "-k" if keepalive else ""
+    return f"bench-{name}{endpoint.replace('/', '-')}-c{c}{suffix}"
+
+
+def ceiling_base(name, k):
+    return f"bench-{name}-k{k}"
+
+
+def iterations_for(checkout, system, flags, k, seconds):
+    """Iterations of a standalone loop that take about `seconds`, from a short unrecorded run."""
+    n = 100 * k
+    command = [*systems.get(system).standalone(checkout, n), "--concurrency", str(k), *flags]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise prepare.PrepareError(f"{' '.join(command)} failed: {result.stderr.strip()[-300:]}")
+    return max(200, int(tools.parse_standalone(result.stdout)["iterations_per_s"] * seconds))
+
+
+def make_plan(checkout, ctx, seconds, rounds):
+    ceilings = []
+    for name, (system, flags) in CEILINGS.items():
+        for k in sorted({1, CORES}):
+            n = iterations_for(checkout, system, flags, k, seconds)
+            server = ctx.server(system, key=name)
+            ceilings.append(Group([Run(ceiling_base(name, k), f"{name} K={k}: {n} iterations",
+                                       "bench", server, Load("standalone", n=n),
+                                       flags=("--concurrency", str(k), *flags), warm=False)]))
+    servers = []
+    for name, (system, cluster, flags, _) in SERVERS.items():
+        server = ctx.server(system, cluster=cluster, own_flags=flags, key=name)
+        runs = []
+        for endpoint in ENDPOINTS:
+            for c in CONCURRENCIES:
+                runs.append(Run(cell_base(name, endpoint, c), f"{name} {endpoint} ab -c {c}",
+                                "bench", server, Load("ab", endpoint, c, seconds=seconds)))
+        for c in CONCURRENCIES:
+            runs.append(Run(cell_base(name, "/hello", c, keepalive=True),
+                            f"{name} /hello ab -k -c {c}", "bench", server,
+                            Load("ab", "/hello", c, seconds=seconds, keepalive=True)))
+        for endpoint in WRK_PATHS:
+            for c in CONCURRENCIES:
+                runs.append(Run(cell_base(name, endpoint, c, "wrk"),
+                                f"{name} {endpoint} wrk -c {c}", "bench", server,
+                                Load("wrk", endpoint, c, seconds=seconds)))
+        servers.append(Group(runs))
+    memory = [Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench",
+                         ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
+                                    key=f"{name}-memory"),
+                         Load("hold", path, held), warm=False)])
+              for name, system, flags, path, held in (
+                  ("async", "async", (), "/hello", ASYNC_IDLE_CONNECTIONS),
+                  ("blocking-per-request", "blocking", SERVERS["blocking-per-request"][2],
+                   "/html", BLOCKING_LIVE_WORKERS),
+                  ("blocking-persistent", "blocking", SERVERS["blocking-persistent"][2],
+                   "/html", BLOCKING_LIVE_WORKERS))]
+    return [Part(ceilings, rounds), Part(servers, rounds), Part(memory, 1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+def per_request(results, base, who):
+    return results.per_request_ms(base, who)
+
+
+def summaries(results):
+    """One row per measured base: its medians and the ratios the targets are about."""
+    rows = {}
+    for base in results.by_base:
+        if not results.ok(base):
+            continue
+        record = results.record(base)
+        row = {"base": base, "server": record.get("server", "").removesuffix("-memory"),
+               "tool": record.get("tool"), "endpoint": record.get("endpoint"),
+               "concurrency": record.get("concurrency"),
+               "keepalive": int(base.endswith("-k") or record.get("tool") == "wrk"),
+               "runs": len(results.rounds(base))}
+        for key in ("requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
+                    "iterations_per_s", "rss_mib", "threads", "fds"):
+            row[key] = results.figure(base, key)
+        for who in ("server", "db", "client"):
+            row[f"{who}_cpu_ms_per_req"] = per_request(results, base, who)
+        rows[base] = row
+    for base, row in rows.items():
+        if row["tool"] == "standalone":
+            row["requests_per_s"] = row["iterations_per_s"]
+            row["mean_ms"] = None
+            if row["server_cpu_ms_per_req"] and row["db_cpu_ms_per_req"]:
+                row["server_cpu_over_db"] = row["server_cpu_ms_per_req"] / row["db_cpu_ms_per_req"]
+            continue
+        ceiling = None
+        if row["tool"] == "ab" and row["endpoint"] == "/html" and not row["keepalive"]:
+            ceiling = rows.get(ceiling_base(SERVERS[row["server"]][3], min(row["concurrency"],
+                                                                            CORES)))
+        elif row["tool"] == "ab" and row["endpoint"] == "/hello":
+            ceiling = rows.get(cell_base("async", "/hello", row["concurrency"],
+                                         keepalive=bool(row["keepalive"])))
+        if ceiling and ceiling["requests_per_s"] and row["requests_per_s"]:
+            row["ceiling_requests_per_s"] = ceiling["requests_per_s"]
+            row["ratio_to_ceiling"] = row["requests_per_s"] / ceiling["requests_per_s"]
+        server_ms = row["server_cpu_ms_per_req"]
+        if server_ms is not None and row["db_cpu_ms_per_req"] and row["endpoint"] != "/hello":
+            row["server_cpu_over_db"] = server_ms / row["db_cpu_ms_per_req"]
+        if server_ms is not None and row["client_cpu_ms_per_req"]:
+            row["server_cpu_over_client"] = server_ms / row["client_cpu_ms_per_req"]
+    return rows
+
+
+def verdict(holds, measured):
+    if measured is None:
+        return "not measured"
+    return "holds" if holds else "**does not hold**"
+
+
+def targets(rows):
+    """(target, measured, verdict) for each performance target."""
+    out = []
+    k = min(20, CORES)
+    for server, minimum in MIN_RATIO.items():
+        row = rows.get(cell_base(server, "/html", 20), {})
+        ratio = row.get("ratio_to_ceiling")
+        out.append((f"/html ab -c 20: {LABELS[server]} ≥ {minimum:.0%} of "
+                    f"{LABELS[SERVERS[server][3]]} K={k}",
+                    "–" if ratio is None else f"{row['requests_per_s']:,.0f} / "
+                    f"{row['ceiling_requests_per_s']:,.0f} req/s = {ratio:.0%}",
+                    verdict(ratio is not None and ratio >= minimum, ratio)))
+    for server, (_, _, _, ceiling) in SERVERS.items():
+        worst = max(((rows.get(cell_base(server, "/html", c), {}).get("server_cpu_over_db"), c)
+                     for c in CONCURRENCIES), key=lambda v: -1 if v[0] is None else v[0])
+        floor = rows.get(ceiling_base(ceiling, 1), {}).get("server_cpu_over_db")
+        measured = "–" if worst[0] is None else f"at most {worst[0]:.0%} (at -c {worst[1]})"
+        if floor is not None:
+            measured += f"; its standalone loop alone, K=1: {floor:.0%}"
+        out.append((f"server CPU per /html request ≤ {MAX_SERVER_OVER_DB:.0%} of mariadbd's: "
+                    f"{LABELS[server]}", measured,
+                    verdict(worst[0] is not None and worst[0] <= MAX_SERVER_OVER_DB, worst[0])))
+    for server in SERVERS:
+        row = rows.get(cell_base(server, "/hello", 200, keepalive=True), {})
+        value = row.get("server_cpu_over_client")
+        out.append((f"/hello ab -k -c 200: {LABELS[server]} uses less CPU than ab",
+                    "–" if value is None else f"server {row['server_cpu_ms_per_req'] * 1000:.2f} "
+                    f"µs, ab {row['client_cpu_ms_per_req'] * 1000:.2f} µs per request "
+                    f"({value:.2f}×)", verdict(value is not None and value < 1, value)))
+    for server, limit in MAX_RSS_MIB.items():
+        rss = rows.get(f"bench-memory-{server}", {}).get("rss_mib")
+        held = "1000 idle keep-alive connections" if server == "async" else "150 live workers"
+        out.append((f"RSS of {LABELS[server]} with {held} ≤ {limit} MiB",
+                    "–" if rss is None else f"{rss:.1f} MiB",
+                    verdict(rss is not None and rss <= limit, rss)))
+    for server, (_, _, _, ceiling) in SERVERS.items():
+        row = rows.get(cell_base(server, "/html", 1), {})
+        floor = rows.get(ceiling_base(ceiling, 1), {})
+        extra = None
+        if row.get("mean_ms") is not None and floor.get("requests_per_s"):
+            floor_ms = 1000 / floor["requests_per_s"]
+            extra = row["mean_ms"] - floor_ms
+        out.append((f"/html ab -c 1: {LABELS[server]} within {MAX_EXTRA_LATENCY_MS} ms of the "
+                    "standalone iteration", "–" if extra is None else
+                    f"{row['mean_ms']:.3f} ms vs {floor_ms:.3f} ms (+{extra:.3f} ms)",
+                    verdict(extra is not None and extra <= MAX_EXTRA_LATENCY_MS, extra)))
+    return out
+
+
+def render(rows, settings, failures):
+    def ms(value, digits=4):
+        return fmt(value, digits)
+
+    def ratio(value):
+        return "–" if value is None else f"{value:.2f}"
+
+    ceilings = [[LABELS[r["server"]], r["base"].rsplit("-k", 1)[1], fmt(r["requests_per_s"]),
+                 ms(r["server_cpu_ms_per_req"], 3), ms(r["db_cpu_ms_per_req"], 3),
+                 ratio(r.get("server_cpu_over_db")), fmt(r["other_cpu_pct"], 0)]
+                for r in rows.values() if r["tool"] == "standalone"]
+    order = list(SERVERS)
+    loads = sorted((r for r in rows.values() if r["tool"] in ("ab", "wrk")),
+                   key=lambda r: (r["tool"], ENDPOINTS.index(r["endpoint"]),
+                                  order.index(r["server"]), r["keepalive"], r["concurrency"]))
+    servers = [[LABELS[r["server"]], r["endpoint"],
+                f"{r['tool']} {'-k ' if r['keepalive'] and r['tool'] == 'ab' else ''}"
+                f"-c {r['concurrency']}", fmt(r["requests_per_s"]),
+                fmt(r.get("ceiling_requests_per_s")), ratio(r.get("ratio_to_ceiling")),
+                fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), ms(r["server_cpu_ms_per_req"]),
+                ms(r["db_cpu_ms_per_req"]), ms(r["client_cpu_ms_per_req"]),
+                ratio(r.get("server_cpu_over_db")), ratio(r.get("server_cpu_over_client")),
+                fmt(r["other_cpu_pct"], 0)] for r in loads]
+    memory = [[LABELS[r["server"]], f"{r['concurrency']} connections after GET {r['endpoint']}",
+               fmt(r["rss_mib"]), fmt(r["threads"], 0), fmt(r["fds"], 0)]
+              for r in rows.values() if r["tool"] == "hold"]
+    lines = [
+        "# Benchmark: each server against the database's own ceiling", "",
+        f"`{settings['command']}` — {settings['started']} UTC, {CORES} cores, "
+        f"{settings['seconds']:g} s per run, median of {settings['rounds']} rounds, "
+        f"{settings['run_s'] / 60:.1f} min of runs; every server warmed up before each run, "
+        "each run on a quiet machine (measured again when other work polluted it). *other %*: "
+        "CPU of other processes during the runs, in % of the machine.", "",
+        "## Ceilings: the /html workload without HTTP (`--standalone N --concurrency K`)", "",
+        table(["loop", "K", "iterations/s", "own CPU ms/iter", "mariadbd CPU ms/iter",
+               "own ÷ mariadbd", "other %"], ceilings), "",
+        "## Servers under ab and wrk, and their ratios", "",
+        "Ceiling: /html over the standalone loop of the same model and connection mode with "
+        "K = min(c, cores); /hello over the async server's /hello with the same ab flags. CPU "
+        "in ms per request; *server ÷ db* is server CPU over mariadbd's per request, *server ÷ "
+        "client* over the load tool's.", "",
+        table(["server", "endpoint", "load", "req/s", "ceiling req/s", "÷ ceiling", "p50 ms",
+               "p99 ms", "server CPU", "mariadbd CPU", "client CPU", "server ÷ db",
+               "server ÷ client", "other %"], servers), "",
+        "## Memory", "", table(["server", "held", "RSS MiB", "threads", "descriptors"], memory),
+        "", "## Targets (docs/performance.md)", "",
+        table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]), ""]
+    if failures:
+        lines += [f"## Failed runs ({failures}): see steps.tsv", ""]
+    return "\n".join(lines)
+
+
+def write_report(directory, settings):
+    results = Results(directory, load_runs(directory))
+    rows = summaries(results)
+    columns = ["base", "server", "tool", "endpoint", "concurrency", "keepalive", "runs",
+               "requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "server_cpu_ms_per_req",
+               "db_cpu_ms_per_req", "client_cpu_ms_per_req", "ceiling_requests_per_s",
+               "ratio_to_ceiling", "server_cpu_over_db", "server_cpu_over_client",
+               "other_cpu_pct", "rss_mib", "threads", "fds"]
+    with open(os.path.join(directory, "bench.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows.values():
+            writer.writerow({k: round(v, 4) if isinstance(v, float) else v
+                             for k, v in row.items()})
+    failures = sum(1 for run in results.runs.values() if run.get("status") != "ok")
+    report = render(rows, settings, failures)
+    with open(os.path.join(directory, "report.md"), "w") as f:
+        f.write(report)
+    return report, failures
+
+
+def run(args, parser):
+    if not 1 <= args.rounds <= 99:
+        parser.error("--rounds must be from 1 to 99")
+    checkout = Checkout.from_environment()
+    directory = os.path.abspath(args.results_dir or os.path.join(
+        checkout.root, "bench", datetime.datetime.now(datetime.timezone.utc)
+        .strftime("%Y%m%dT%H%M%SZ")))
+    os.makedirs(directory, exist_ok=True)
+    print(f"== bench: results in {directory}", flush=True)
+    processes.sigterm_as_ctrl_c()
+    seconds = 1.0 if args.quick else 5.0
+    try:
+        database, _ = prepare.ready(checkout, ("build", "db"), log_dir=directory)
+        _, _, enough = machine.raise_open_files(NEEDED_OPEN_FILES)
+        if not enough:
+            raise prepare.PrepareError(f"the open-file limit is below the {NEEDED_OPEN_FILES} "
+                                       "these runs need")
+        parts = make_plan(checkout, Context("default", ["blocking", "async"]), seconds,
+                          args.rounds)
+        gate = machine.QuietGate(print)
+        load, waited = gate.wait_for_load(args.max_load, args.max_wait)
+        print(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s)")
+        engine = Engine(directory, checkout, Recorder(directory, checkout, database.pid()), gate)
+        started = datetime.datetime.now(datetime.timezone.utc)
+        try:
+            engine.run(parts)
+        finally:
+            engine.stop_all()
+    except prepare.PrepareError as error:
+        print(f"bench.sh: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("bench.sh: interrupted", file=sys.stderr)
+        return 130
+    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]),
+                "started": started.strftime("%Y-%m-%d %H:%M"), "seconds": seconds,
+                "rounds": args.rounds,
+                "run_s": (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()}
+    report, failures = write_report(directory, settings)
+    print(report)
+    print(f"== results in {directory}: report.md, bench.csv, runs/, raw/")
+    return 1 if failures else 0

@@ -1,0 +1,87 @@
+"""What tripped the posts up, checked before the runs: the open-file limit, somaxconn against the
+servers' backlog, the ephemeral ports and TIME_WAIT reuse, and an idle machine. Each check is
+reported with the command that would fix it; no system setting is changed (only this run's own
+soft open-file limit is raised, up to the hard one)."""
+
+from modelbench.engine import machine
+from modelbench.engine.processes import CORES
+from modelbench.experiments.e2 import POSTS_BACKLOG, SERVERS_BACKLOG as SERVER_BACKLOG
+from modelbench.experiments.e2 import somaxconn
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def system_checks(log, users, burst):
+    """The check lines ('- ok: ...', '- warning: ... Fix: `...`'), each also printed. users: the
+    most concurrent clients of a run; burst: the most new connections a run opens."""
+    lines = []
+
+    def check(status, fix, text):
+        line = f"- {status}: {text}" + (f" Fix: `{fix}`" if fix else "")
+        lines.append(line)
+        log(f"  {line}")
+
+    needed = 2 * users + 400
+    soft, hard, enough = machine.raise_open_files(needed)
+    soft_text = "unlimited" if soft is None else soft
+    hard_text = "unlimited" if hard is None else hard
+    if soft is None or soft >= needed:
+        check("ok", "", f"open files: soft limit {soft_text} (these runs need about {needed}).")
+    elif enough:
+        check("ok", "", f"open files: soft limit {soft_text} is below the {needed} these runs "
+              f"need (siege -c {users} and the server); raised to {needed} for "
+              f"this run's processes only (hard limit {hard_text}).")
+    else:
+        check("warning", "ulimit -Hn 65536 (as root, or nofile in /etc/security/limits.conf)",
+              f"open files: hard limit {hard_text} is below the {needed} these runs need; siege "
+              "and the server will fail with 'Too many open files'.")
+
+    cap = somaxconn()
+    syn_backlog = _read("/proc/sys/net/ipv4/tcp_max_syn_backlog")
+    if cap < SERVER_BACKLOG:
+        check("warning", "sysctl -w net.core.somaxconn=4096",
+              f"listen backlog: net.core.somaxconn is {cap}, so the servers' --backlog "
+              f"{SERVER_BACKLOG} is cut to {cap}; bursts of new connections overflow the "
+              "queue and wait for a SYN retransmit (1 s, then 3 s: E2's 3 s longest request).")
+    else:
+        check("ok", "", f"listen backlog: net.core.somaxconn {cap} ≥ the servers' "
+              f"--backlog {SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}); E2 also runs "
+              f"with --backlog {POSTS_BACKLOG}, the cap of the posts' kernels.")
+
+    port_low, port_high = (int(p) for p in _read("/proc/sys/net/ipv4/ip_local_port_range").split())
+    ports = port_high - port_low + 1
+    tw_reuse = _read("/proc/sys/net/ipv4/tcp_tw_reuse")
+    # Without keep-alive every request is a new connection whose port pair then stays in
+    # TIME_WAIT for 60 s.
+    if tw_reuse == "0" and ports < burst:
+        check("warning", "sysctl -w net.ipv4.tcp_tw_reuse=1 "
+              "net.ipv4.ip_local_port_range='1024 65535'",
+              f"ephemeral ports: {ports} ({port_low}–{port_high}) and tcp_tw_reuse 0, but the "
+              f"heaviest run opens about {burst} connections within 60 s: the client runs out "
+              "of ports ('Cannot assign requested address', E4's client-side failures).")
+    elif ports < burst:
+        check("ok", "", f"ephemeral ports: {ports} ({port_low}–{port_high}), fewer than the "
+              f"~{burst} connections the heaviest run opens within 60 s, but tcp_tw_reuse "
+              f"{tw_reuse} lets new connections reuse port pairs in TIME_WAIT on loopback.")
+    else:
+        check("ok", "", f"ephemeral ports: {ports} ({port_low}–{port_high}), tcp_tw_reuse "
+              f"{tw_reuse}.")
+    if tw_reuse == "0":
+        check("warning", "sysctl -w net.ipv4.tcp_tw_reuse=1",
+              "TIME_WAIT reuse: net.ipv4.tcp_tw_reuse is 0; outgoing connections cannot reuse "
+              "port pairs in TIME_WAIT.")
+    else:
+        check("ok", "", f"TIME_WAIT reuse: net.ipv4.tcp_tw_reuse {tw_reuse} (1: always, 2: "
+              "loopback only); without reuse, a run waits while the sockets in TIME_WAIT and its "
+              "own connections would take most of the ports.")
+
+    load = machine.load_average()
+    if load > CORES / 2:
+        check("warning", "", f"idle machine: load average {load:.2f} on {CORES} cores before "
+              "the runs; other work will skew the figures.")
+    else:
+        check("ok", "", f"idle machine: load average {load:.2f} on {CORES} cores.")
+    return lines

@@ -1,0 +1,303 @@
+"""The one run engine of reproduce, bench and stress: for each group of a plan (engine.plan), in
+its rounds, start the server (or reach the remote one), warm it up before each run, measure the
+run on a quiet machine (again when other work polluted it), record it, and stop the server,
+checking that it ended cleanly. A failed run is recorded with its cause in steps.tsv and the
+others still run. One progress line per run, with an estimate of the time left.
+"""
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from modelbench.engine import machine, plan, server, warmup
+from modelbench.engine.processes import CORES
+from modelbench.engine.recorder import Recorder
+
+# Rough rates for the estimate of a run's length before anything is measured (requests/s of
+# one server on a 2-core machine); a timed run needs none.
+GUESSED_RATE = {"/hello": 8000, "/html": 1500, "/json": 2000, "/factorial": 3000}
+STANDALONE_MS = 1.0
+START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
+# A timed ab run is given the count its warm-up's rate makes of its length, so that ab waits for
+# every request it sent: a run cut at a time limit leaves requests in flight, whose CPU the
+# server spends after the tool has stopped counting (200 of them at -c 200). Its time limit
+# stays, well beyond, as a bound.
+MIN_REQUESTS = 200
+TIME_LIMIT_FACTOR = 3
+
+
+class FlagsUnavailable(Exception):
+    """A run's flags depend on earlier runs that did not give them (the calibrated cost)."""
+
+
+def estimate_s(run):
+    """How long a run takes, warm-up included, before anything is measured."""
+    load = run.load
+    if load.tool == "standalone":
+        return load.n * STANDALONE_MS / 1000
+    if load.tool == "tasks":
+        return load.delay_ms / 1000 + 0.5
+    if load.tool == "hold":
+        return 2.0
+    seconds = load.seconds or load.n / GUESSED_RATE.get(load.path, 2000)
+    warm = 2 * warmup.SLICE_S if run.warm else 0
+    return seconds + warm + (1.0 if load.tool == "siege" else 0.3)
+
+
+def estimate_plan_s(parts):
+    """The plan's runs and its server starts."""
+    total = 0.0
+    for part, round_, group in plan.ordered(parts):
+        if round_ == 1 or not part.keep_up:
+            total += START_S[group.server.real]
+        total += sum(estimate_s(run) for run in group.runs)
+    return total
+
+
+@dataclass
+class Progress:
+    """'== [i/N] title (x min elapsed, about y min left)': the time left is the estimate of the
+    runs to come, scaled by how the estimate of those done compared with their real time."""
+
+    log: Callable
+    total: int
+    estimate_s: float
+    started: float = field(default_factory=time.monotonic)
+    done: int = 0
+    done_estimate_s: float = 0.0
+
+    def step(self, title, run_estimate_s):
+        self.done += 1
+        elapsed = time.monotonic() - self.started
+        left = ""
+        if self.done_estimate_s > 0:
+            scale = elapsed / self.done_estimate_s
+            left = f", about {(self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
+        self.log(f"== [{self.done}/{self.total}] {title}   ({elapsed / 60:.1f} min elapsed{left})")
+        self.done_estimate_s += run_estimate_s
+
+
+@dataclass
+class Held:
+    """A group's server while its runs go on: the target (None for standalone runs, or when it
+    did not start: cause says why), the flags it was started with, and what stops it."""
+
+    stack: contextlib.ExitStack
+    target: object = None
+    flags: tuple = ()
+    cause: str = ""
+
+
+@dataclass
+class Engine:
+    """Runs plans into one results directory. remote: {server key: 'HOST:PORT'} of servers
+    started elsewhere; their runs reach them over the network and nothing is started for them."""
+
+    directory: str
+    checkout: object
+    recorder: Recorder
+    gate: machine.QuietGate
+    log: Callable = print
+    remote: dict = field(default_factory=dict)
+    warmup_max_s: float = warmup.MAX_S
+    failures: int = 0
+    remeasured: int = 0
+    started: list = field(default_factory=list)  # every ServerProcess, to account for at the end
+
+    def __post_init__(self):
+        self.steps_file = os.path.join(self.directory, "steps.tsv")
+        open(self.steps_file, "a").close()
+
+    def fail(self, run_id, cause, log_path=""):
+        self.failures += 1
+        with open(self.steps_file, "a") as f:
+            f.write(f"{run_id}\tfailed\t{cause}\t{log_path}\n")
+        self.log(f"    FAILED: {cause}" + (f" (log: {log_path})" if log_path else ""))
+
+    def run(self, parts, progress=None):
+        """Runs every part; returns the records in the order they ran."""
+        progress = progress or Progress(self.log, plan.count(parts), estimate_plan_s(parts))
+        records = []
+        up = {}  # id(group) -> (target, its context stack) of a part whose servers stay up
+        current = None
+        try:
+            for part, round_, group in plan.ordered(parts):
+                if part is not current:
+                    self._stop_all(up)
+                    current = part
+                held = up.get(id(group))
+                if held is None:
+                    held = self._start(group, round_)
+                    if part.keep_up:
+                        up[id(group)] = held
+                for run in group.runs:
+                    progress.step(f"{run.title} (round {round_}/{part.rounds})",
+                                  estimate_s(run))
+                    records.append(self._run(run, round_, held))
+                if not part.keep_up:
+                    held.stack.close()
+        finally:
+            self._stop_all(up)
+        return records
+
+    # ---- servers ---------------------------------------------------------------------------
+
+    def _flags(self, item):
+        """The server flags of a group (or of a standalone run): its server's, then its own."""
+        flags = item.flags(self.directory) if callable(item.flags) else item.flags
+        return (*item.server.flags, *flags)
+
+    def _start(self, group, round_):
+        """The group's server, started (or reached, when remote), or why it could not be."""
+        held = Held(contextlib.ExitStack())
+        key = group.server.key
+        if all(run.load.tool == "standalone" for run in group.runs):
+            return held
+        if key in self.remote:
+            held.target = server.Target(key, self.remote[key], None)
+            return held
+        prefix = os.path.join(self.directory, "raw", f"{group.runs[0].base}-r{round_}")
+        try:
+            held.flags = self._flags(group)
+            extra = held.stack.enter_context(group.around(self.checkout, prefix)) \
+                if group.around else ()
+            command = group.server.system.command(self.checkout, [*held.flags, *extra],
+                                                  files_dir=prefix + ".files")
+            held.target = server.start(key, command, prefix)
+        except (server.TargetError, FlagsUnavailable, OSError) as error:
+            held.stack.close()
+            held.cause = str(error)
+            return held
+        except BaseException:
+            held.stack.close()
+            raise
+        self.started.append(held.target.process)
+        held.stack.callback(self._check_stop, held.target, f"{group.runs[-1].base}-r{round_}")
+        return held
+
+    def _check_stop(self, target, run_id):
+        """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its tree
+        behind, fails the run it ended with."""
+        code = target.stop()
+        if code is None:
+            self.fail(run_id, "the server ignored SIGTERM and was killed",
+                      target.process.stderr_path)
+        elif code != 0:
+            self.fail(run_id, f"the server exited with status {code} on SIGTERM",
+                      target.process.stderr_path)
+        if target.process.left_behind:
+            self.fail(run_id, "the server left processes of its tree behind, killed: "
+                      + ", ".join(target.process.left_behind), target.process.stderr_path)
+
+    @staticmethod
+    def _stop_all(up):
+        for held in up.values():
+            held.stack.close()
+        up.clear()
+
+    def stop_all(self):
+        """Stops any server still running (after an interruption); 'PID (NAME)' of every process
+        that had to be killed because it outlived its server."""
+        left = []
+        for process in self.started:
+            if process.running():
+                process.stop()
+            left += process.left_behind
+        return left
+
+    # ---- runs ------------------------------------------------------------------------------
+
+    def meta(self, run, round_, attempt, flags):
+        server_ = run.server
+        return {"experiment": run.experiment, "server": server_.key,
+                "label": server_.label(CORES), "system": server_.system.name,
+                "calibrated": server_.calibrated,
+                "variant": "cluster" if server_.cluster else "single", "base": run.base,
+                "round": round_, "attempt": attempt, "server_flags": " ".join(flags),
+                **run.record}
+
+    def _run(self, run, round_, held):
+        target, flags = held.target, held.flags
+        if run.load.tool == "standalone":
+            try:
+                flags = self._flags(run)
+            except FlagsUnavailable as error:
+                return self._failed(run, round_, str(error))
+        elif target is None:
+            return self._failed(run, round_, held.cause or "no server")
+        if run.load.tool == "tasks":
+            # Not a measurement: the order of three log lines, which other work cannot change.
+            return self._attempt(run, round_, 1, target, flags)
+        machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
+        attempts = iter(range(1, self.gate.max_attempts + 1))
+        record, _, count = self.gate.measure(
+            lambda: self._measured(run, round_, next(attempts), target, flags))
+        self.remeasured += count > 1
+        return record
+
+    def _failed(self, run, round_, cause):
+        run_id = f"{run.base}-r{round_}"
+        record = self.recorder.failed(run_id, self.meta(run, round_, 1, ()), run.load, cause)
+        self.fail(run_id, cause)
+        return record
+
+    def _measured(self, run, round_, attempt, target, flags):
+        record = self._attempt(run, round_, attempt, target, flags)
+        return record, (record.get("figures") if record["status"] == "ok"
+                        else {"other_cpu_pct": 0})
+
+    def _attempt(self, run, round_, attempt, target, flags):
+        """One measurement of the run (warm-up first): its record."""
+        run_id = f"{run.base}-r{round_}"
+        meta = self.meta(run, round_, attempt, flags)
+        load = run.load
+        if load.tool == "standalone":
+            command = [*run.server.system.standalone(self.checkout, load.n), *flags]
+            record = self.recorder.measure(run_id, meta, None, load, server_command=command)
+        else:
+            warm = None
+            if run.warm and load.tool in ("ab", "wrk", "siege"):
+                warm = warmup.warm_up(target, load.path, load.c,
+                                      keepalive=load.keepalive or load.tool == "wrk",
+                                      earlier_rate=self._earlier_rate(run, round_),
+                                      max_s=self.warmup_max_s)
+                meta["warmup"] = warm.as_record()
+                self.log(f"    warm-up: {warm.seconds} s, "
+                         f"{' → '.join(f'{s.requests_per_s:.0f}' for s in warm.slices)} req/s"
+                         + (f", processes {warm.processes_before} → "
+                            f"{warm.slices[-1].processes}" if target.local else "")
+                         + ("" if warm.steady else " (not steady)"))
+                if not warm.rate:
+                    return self._failed_attempt(run_id, meta, load, target)
+                warmup.settle(target)
+            requests, time_limit = None, None
+            if load.tool == "ab" and load.seconds:
+                rate = (warm.rate if warm else None) or self._earlier_rate(run, round_)
+                if rate:
+                    requests = max(MIN_REQUESTS, int(rate * load.seconds))
+                    time_limit = TIME_LIMIT_FACTOR * load.seconds + 5
+            record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
+        if record["status"] != "ok":
+            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"))
+        return record
+
+    def _failed_attempt(self, run_id, meta, load, target):
+        cause = (f"GET {load.path} of {target.base_url} answered nothing during the warm-up" +
+                 (f" (server log {target.process.stderr_path})" if target.local else ""))
+        record = self.recorder.failed(run_id, meta, load, cause)
+        self.fail(run_id, cause)
+        return record
+
+    def _earlier_rate(self, run, round_):
+        """The run's requests/s in the round before, if it was measured."""
+        if round_ < 2:
+            return None
+        path = os.path.join(self.directory, "runs", f"{run.base}-r{round_ - 1}.json")
+        try:
+            with open(path) as f:
+                return json.load(f).get("figures", {}).get("requests_per_s")
+        except (OSError, ValueError):
+            return None

@@ -1,0 +1,184 @@
+"""The machine the runs share with the server, mariadbd, the load tool and whatever else runs:
+how busy it is, a gate that waits for a quiet machine and measures a polluted run again, the
+open-file limit the runs need, the kernel's TCP counters of listen-queue overflows, and the
+sockets in TIME_WAIT against the ephemeral ports."""
+
+import resource
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import psutil
+
+
+def load_average():
+    """The 1-minute load average."""
+    return psutil.getloadavg()[0]
+
+
+def busy_ticks():
+    """(busy, total) CPU seconds of all cores since boot: idle and iowait are not busy; guest
+    time is already inside user and nice."""
+    times = psutil.cpu_times()
+    total = (times.user + times.nice + times.system + times.idle + times.iowait + times.irq +
+             times.softirq + times.steal)
+    return total - times.idle - times.iowait, total
+
+
+@dataclass
+class QuietGate:
+    """The machine is shared: wait until the load average is low before a series of runs, wait
+    before each run until other processes leave the machine nearly idle, and measure a run again
+    when they took more than POLLUTED_PCT of it while it ran (its figures' other_cpu_pct).
+    idle_wait_s and max_attempts bound the waiting: a quick run of the machinery (a smoke test)
+    waits less and measures once."""
+
+    IDLE_PCT = 10
+    POLLUTED_PCT = 20
+    IDLE_SAMPLE_S = 0.2
+
+    log: Callable = print
+    idle_wait_s: float = 60.0
+    max_attempts: int = 3
+
+    def wait_for_load(self, max_load, max_wait_s):
+        """Waits until the 1-minute load average is below max_load, at most max_wait_s; returns
+        (load, seconds waited)."""
+        started = time.monotonic()
+        load = load_average()
+        next_note = 0.0
+        while load >= max_load:
+            waited = time.monotonic() - started
+            if waited >= max_wait_s:
+                self.log(f"== load average still {load:.2f} after {waited:.0f} s: measuring "
+                         "anyway; other work on this machine will show in the figures "
+                         "(other_cpu_pct)")
+                break
+            if waited >= next_note:
+                self.log(f"== waiting for a quiet machine: 1-minute load average {load:.2f}, "
+                         f"want below {max_load:.2f} (at most {max_wait_s - waited:.0f} s more)")
+                next_note = waited + 15
+            time.sleep(2)
+            load = load_average()
+        return load, time.monotonic() - started
+
+    def wait_for_idle(self):
+        """Waits until other processes keep less than IDLE_PCT of the machine busy (nothing of
+        ours runs now), at most idle_wait_s."""
+        if self.idle_wait_s <= 0:
+            return
+        started = time.monotonic()
+        next_note = 0.0
+        while True:
+            busy = psutil.cpu_percent(self.IDLE_SAMPLE_S)
+            waited = time.monotonic() - started
+            if busy < self.IDLE_PCT:
+                return
+            if waited >= self.idle_wait_s:
+                self.log(f"    other processes still keep {busy:.0f} % of the machine busy: "
+                         "measuring anyway")
+                return
+            if waited >= next_note:
+                self.log(f"    waiting: other processes keep {busy:.0f} % of the machine busy")
+                next_note = waited + 10
+
+    def measure(self, attempt):
+        """Runs attempt() (which returns (result, figures of measure.run)) on an idle machine,
+        again while other work polluted it, max_attempts times at most; returns (result,
+        figures, attempts)."""
+        for attempts in range(1, self.max_attempts + 1):
+            self.wait_for_idle()
+            result, figures = attempt()
+            if figures["other_cpu_pct"] <= self.POLLUTED_PCT or attempts == self.max_attempts:
+                return result, figures, attempts
+            self.log(f"    other processes took {figures['other_cpu_pct']} % of the machine "
+                     "during the run: measuring it again")
+
+
+def raise_open_files(needed):
+    """Raises this process's soft open-file limit, which what it starts inherits, to needed if
+    the hard limit allows. Returns (soft limit before, hard limit, whether needed is met now);
+    limits are None when unlimited."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    unlimited = resource.RLIM_INFINITY
+
+    def shown(limit):
+        return None if limit == unlimited else limit
+
+    if soft == unlimited or soft >= needed:
+        return shown(soft), shown(hard), True
+    if hard != unlimited and hard < needed:
+        return shown(soft), shown(hard), False
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    return shown(soft), shown(hard), True
+
+
+# The kernel's counters (/proc/net/netstat, TcpExt) of what a full listen queue does: a SYN or a
+# handshake's last ACK dropped because the accept queue was full (ListenOverflows), every drop at
+# a listener (ListenDrops, those included), and the SYNs clients sent again when the first went
+# unanswered (TCPSynRetrans, 1 s later, then 3 s...). They count for the whole network namespace:
+# other work on the machine adds to them.
+TCP_COUNTERS = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops",
+                "TCPSynRetrans": "syn_retransmits"}
+
+
+def tcp_counters():
+    """{listen_overflows, listen_drops, syn_retransmits} since boot; {} when unreadable."""
+    try:
+        with open("/proc/net/netstat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return {}
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:") and values.startswith("TcpExt:"):
+            row = dict(zip(names.split()[1:], values.split()[1:]))
+            return {key: int(row[name]) for name, key in TCP_COUNTERS.items() if name in row}
+    return {}
+
+
+def time_wait_sockets():
+    """TCP sockets in TIME_WAIT now (the 'tw' of /proc/net/sockstat; 0 when unreadable)."""
+    try:
+        with open("/proc/net/sockstat") as f:
+            for line in f:
+                if line.startswith("TCP:"):
+                    fields = line.split()
+                    return int(fields[fields.index("tw") + 1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def ephemeral_ports():
+    """How many local ports a client's outgoing connections can take."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low, high = (int(p) for p in f.read().split())
+    return high - low + 1
+
+
+def tw_reuse():
+    """net.ipv4.tcp_tw_reuse: 0 off, 1 on, 2 on loopback only."""
+    with open("/proc/sys/net/ipv4/tcp_tw_reuse") as f:
+        return int(f.read().strip())
+
+
+# A run's new connections go into TIME_WAIT on the client's side; without port reuse, wait for
+# them while they would take more than this share of the ephemeral ports.
+PORT_SHARE = 0.8
+PORTS_WAIT_S = 65
+
+
+def wait_for_ports(connections, loopback=True, log=print):
+    """Waits while the sockets in TIME_WAIT and a run's new connections would take most of the
+    ephemeral ports, unless the kernel reuses them (tcp_tw_reuse 1, or 2 on a loopback run)."""
+    reuse = tw_reuse()
+    if reuse == 1 or (reuse == 2 and loopback):
+        return
+    ports = ephemeral_ports()
+    started = time.monotonic()
+    while time_wait_sockets() + connections > PORT_SHARE * ports:
+        if time.monotonic() - started > PORTS_WAIT_S:
+            log("    TIME_WAIT sockets still take the ports: running anyway")
+            return
+        log(f"    waiting: {time_wait_sockets()} sockets in TIME_WAIT of {ports} ports")
+        time.sleep(5)

@@ -1,0 +1,182 @@
+"""A command run while the server, mariadbd and the whole machine are sampled: the figures of one
+measured run (wall time, CPU of each party in seconds, in % of one core and of the machine, the
+server's peak threads, processes and RSS, how busy the machine was and how much of it other work
+took, and the kernel's listen-queue counters over the run)."""
+
+import contextlib
+import os
+import select
+import subprocess
+import time
+
+import psutil
+
+from modelbench.engine import machine, processes
+from modelbench.engine.processes import CORES
+
+SAMPLE_INTERVAL_S = 0.1
+PROGRESS_INTERVAL_S = 10.0
+# siege 4.0.7 on Debian 12's glibc sometimes deadlocks after announcing the end of its run
+# (JoeDog/siege#4): it then ignores SIGINT and SIGTERM and never prints its summary.
+HANG_GRACE_S = 5.0
+
+
+class MeasureError(Exception):
+    pass
+
+
+def tail(path, lines=3):
+    """The last lines of a file on one line, ' | ' between them ('' when unreadable)."""
+    try:
+        with open(path, errors="replace") as f:
+            last = f.read().splitlines()[-lines:]
+    except OSError:
+        return ""
+    return " | ".join(line.strip() for line in last if line.strip())
+
+
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
+def database_tree(db_pid):
+    """mariadbd's ProcessTree, or None when there is no such process to watch."""
+    if not db_pid:
+        return None
+    try:
+        return processes.ProcessTree(db_pid)
+    except psutil.NoSuchProcess:
+        return None
+
+
+class RunSampler:
+    """Samples the server's process tree, mariadbd and the whole machine."""
+
+    def __init__(self, server=None, db=None):
+        self.started = time.monotonic()
+        self.server = server
+        self.db = db
+        self._machine_start = machine.busy_ticks()
+        self._machine_end = self._machine_start
+        self.elapsed = 0.0
+
+    def sample(self):
+        for tree in (self.server, self.db):
+            if tree is not None:
+                tree.sample()
+        self._machine_end = machine.busy_ticks()
+        self.elapsed = time.monotonic() - self.started
+
+    def finish(self):
+        """The run is over: a watcher that reads at intervals takes its last reading."""
+        if self.server is not None:
+            self.server.finish()
+
+    def figures(self, client_cpu_seconds=None, server_cpu_seconds=None):
+        """server_cpu_seconds, when given, replaces the sampled server CPU (a child's exact
+        rusage beats samples that miss its last ticks)."""
+        wall = max(self.elapsed, 1e-9)
+        out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
+
+        def cpu(prefix, seconds):
+            out[f"{prefix}_cpu_s"] = round(seconds, 3)
+            out[f"{prefix}_cpu_pct_core"] = round(100.0 * seconds / wall, 1)
+            out[f"{prefix}_cpu_pct_machine"] = round(100.0 * seconds / wall / CORES, 1)
+
+        ours = 0.0
+        if self.server is not None:
+            seconds = self.server.cpu_seconds if server_cpu_seconds is None \
+                else server_cpu_seconds
+            cpu("server", seconds)
+            ours += seconds
+            out["server_peak_threads"] = self.server.peak_threads
+            out["server_peak_processes"] = self.server.peak_processes
+            out["server_peak_rss_mib"] = round(self.server.peak_rss_kib / 1024.0, 1)
+            out.update(self.server.figures())
+        if self.db is not None:
+            cpu("db", self.db.cpu_seconds)
+            ours += self.db.cpu_seconds
+        if client_cpu_seconds is not None:
+            cpu("client", client_cpu_seconds)
+            ours += client_cpu_seconds
+        busy = self._machine_end[0] - self._machine_start[0]
+        total = self._machine_end[1] - self._machine_start[1]
+        out["machine_busy_pct"] = round(100.0 * busy / total, 1) if total > 0 else 0.0
+        # What other processes took meanwhile, in % of the machine: it pollutes the figures.
+        others = max(0.0, busy / max(total, 1e-9) * wall * CORES - ours)
+        out["other_cpu_pct"] = round(100.0 * others / wall / CORES, 1)
+        return out
+
+
+def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_server=False,
+        end_marker=None, timeout_s=900.0, log=print):
+    """Runs command while sampling server and mariadbd; returns (exit code, figures). server is
+    what watches the server: sample() during the run, finish() after it, cpu_seconds,
+    peak_threads, peak_processes, peak_rss_kib and figures() (where its CPU figure came from), as
+    Target.watch() gives (/proc of a local server, its /status for a remote one; with
+    child_is_server, the command itself is watched through /proc). The
+    command's own CPU is its rusage: client_cpu_* for a load tool, server_cpu_* for a server's
+    standalone mode, which is also timed as `time` does: real_s from its start to its exit,
+    user_s and sys_s.
+
+    end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
+    a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that
+    outlasts timeout_s is killed (MeasureError); Ctrl-C stops the tool and goes on up."""
+    counters_before = machine.tcp_counters()
+    started = time.monotonic()
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    # Readable once the process has ended: the waits between samples end at its exit, so its
+    # real time is exact to the wake-up rather than to the sampling interval.
+    exited = os.pidfd_open(process.pid)
+    sampler = RunSampler(
+        processes.ProcessTree(process.pid, from_start=True) if child_is_server else server,
+        database_tree(db_pid))
+    next_progress = PROGRESS_INTERVAL_S
+    deadline = time.monotonic() + timeout_s
+    ended_at = None
+    try:
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            real_s = time.monotonic() - started
+            if ended_at is None:
+                sampler.sample()
+            if pid != 0:
+                break
+            if ended_at is None and end_marker and end_marker in read(stderr_path):
+                ended_at = time.monotonic()
+            if ended_at is not None and time.monotonic() - ended_at > HANG_GRACE_S:
+                process.kill()
+                _, _, usage = os.wait4(process.pid, 0)
+                status = None
+                break
+            if time.monotonic() > deadline:
+                raise MeasureError(f"{command[0]} did not finish within {timeout_s:.0f} s; "
+                                   "killed it")
+            if sampler.elapsed >= next_progress:
+                # ab and the standalone mode report their progress on stderr; siege does not.
+                progress = "" if os.path.basename(command[0]) == "siege" else tail(stderr_path, 1)
+                log(f"    ... {sampler.elapsed:.0f} s {progress}")
+                next_progress += PROGRESS_INTERVAL_S
+            select.select([exited], [], [], SAMPLE_INTERVAL_S)
+    except BaseException:
+        process.kill()
+        os.wait4(process.pid, 0)
+        # Ends a watcher's own sampling too; its figures no longer matter.
+        with contextlib.suppress(MeasureError):
+            sampler.finish()
+        raise
+    finally:
+        os.close(exited)
+    sampler.finish()
+    code = None if status is None else os.waitstatus_to_exitcode(status)
+    own_cpu = usage.ru_utime + usage.ru_stime
+    counters_after = machine.tcp_counters()
+    counters = {key: counters_after[key] - before for key, before in counters_before.items()
+                if key in counters_after}
+    if child_is_server:
+        timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
+                 "sys_s": round(usage.ru_stime, 3)}
+        return code, {**sampler.figures(server_cpu_seconds=own_cpu), **timed, **counters}
+    return code, {**sampler.figures(client_cpu_seconds=own_cpu), **counters}

@@ -1,0 +1,151 @@
+"""The server's own figures from its /status: what the C++ servers report of themselves under
+`resources.server` (the whole server, a cluster's supervisor and workers summed: user and system
+CPU seconds, RSS, threads, processes), read over HTTP so that CPU per request is measured from any
+client machine.
+
+Two watchers for modelbench.measure.run, beside processes.ProcessTree (/proc of a local server):
+
+  StatusWatcher   a server reached only over the network (a remote target): its CPU is the
+                  difference of /status before and after the run; peaks of threads, processes
+                  and RSS are /status read every READ_INTERVAL_S meanwhile (/status has no
+                  high-water mark, so a peak between two readings is missed)
+  CrossChecked    a local server that has /status: /proc gives the figures, /status is read
+                  before and after the run only, and the two CPU figures are reported with
+                  their difference
+
+A watcher's sample() is called while the run goes on, finish() once after it; figures() are the
+figures it adds to the run's: where the server's CPU figure came from and, for CrossChecked, the
+/status figure and how far it is from /proc's.
+"""
+
+import json
+
+from modelbench.engine.measure import MeasureError
+from modelbench.engine.processes import PeakSampler
+
+READ_INTERVAL_S = 0.5
+READ_TIMEOUT_S = 3.0
+# The last reading, after the run, on a server that is idle again: a few tries.
+FINAL_TRIES = 3
+# /proc and /status count CPU in clock ticks and are read at slightly different moments: a
+# difference within AGREE_PCT, or within AGREE_TICKS_S for every process of the server, is
+# agreement.
+AGREE_PCT = 5.0
+AGREE_TICKS_S = 0.02
+
+PROC, STATUS = "/proc", "/status"
+
+
+def read_resources(target):
+    """resources.server of the server's /status as {cpu_s, threads, processes, rss_kib}, or None
+    when it does not answer with one (a real peer has no /status)."""
+    reply = target.get("/status", timeout=READ_TIMEOUT_S)
+    if reply.status != 200:
+        return None
+    try:
+        server = json.loads(reply.body)["resources"]["server"]
+        return {"cpu_s": float(server["user_s"]) + float(server["system_s"]),
+                "threads": int(server["threads"]), "processes": int(server["processes"]),
+                "rss_kib": int(server["rss_kib"])}
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class StatusWatcher:
+    """A server's CPU, threads, processes and RSS from its /status, for the span of one run."""
+
+    def __init__(self, target, first=None, peaks=True):
+        """first: a reading already made (read_resources) to count from; else one is made now.
+        peaks: read /status every READ_INTERVAL_S for the peaks (not needed where /proc gives
+        them, and every reading is a request to the server under load). MeasureError when the
+        server does not report its resources."""
+        self._target = target
+        self._first = first or read_resources(target)
+        if self._first is None:
+            raise MeasureError(f"{target.base_url}/status reports no resources.server: only "
+                               "the C++ servers report their own CPU")
+        self._last = self._first
+        self._peaks = PeakSampler(self._read, READ_INTERVAL_S) if peaks else None
+        self._peak = dict(self._first)
+
+    def _read(self):
+        reading = read_resources(self._target)
+        if reading is not None:
+            self._last = reading
+        return reading
+
+    def sample(self):
+        """Nothing to do here: a background thread reads /status, so a server slow to answer
+        never delays the run's own sampling."""
+
+    def finish(self):
+        peaks = self._peaks.stop() if self._peaks else {}
+        for key, value in peaks.items():
+            self._peak[key] = max(self._peak[key], value)
+        for _ in range(FINAL_TRIES):
+            final = read_resources(self._target)
+            if final is not None:
+                self._last = final
+                return
+        raise MeasureError(f"{self._target.base_url}/status did not answer after the run: the "
+                           "server's CPU is unknown")
+
+    @property
+    def cpu_seconds(self):
+        return self._last["cpu_s"] - self._first["cpu_s"]
+
+    @property
+    def peak_threads(self):
+        return self._peak["threads"]
+
+    @property
+    def peak_processes(self):
+        return self._peak["processes"]
+
+    @property
+    def peak_rss_kib(self):
+        return self._peak["rss_kib"]
+
+    def figures(self):
+        return {"server_cpu_source": STATUS}
+
+
+class CrossChecked:
+    """A local server watched through /proc (tree, a processes.ProcessTree) and its own /status
+    (status, a StatusWatcher) at once: the figures are /proc's, and /status's CPU is reported
+    beside them."""
+
+    def __init__(self, tree, status):
+        self.tree = tree
+        self.status = status
+
+    def sample(self):
+        self.tree.sample()
+
+    def finish(self):
+        # /proc is sampled once more right after /status's last reading, so that both end at the
+        # same moment even while the server still works off what the tool left (siege's killed
+        # connections): the figures then count the same span.
+        self.tree.finish()
+        self.status.finish()
+        self.tree.sample()
+
+    def __getattr__(self, name):
+        """cpu_seconds and the peaks are /proc's."""
+        return getattr(self.tree, name)
+
+    def figures(self):
+        proc, status = self.tree.cpu_seconds, self.status.cpu_seconds
+        return {"server_cpu_source": f"{PROC}, checked against {STATUS}",
+                "status_cpu_s": round(status, 3),
+                "status_cpu_diff_pct": round(100.0 * (status - proc) / proc, 1) + 0.0
+                if proc else None,
+                "status_cpu_agrees": int(agree(proc, status, self.tree.peak_processes))}
+
+
+def agree(proc_s, status_s, processes=1):
+    """Whether two CPU figures of one server agree: within AGREE_PCT of /proc's, or within a
+    clock tick or two for each of its processes (short runs)."""
+    difference = abs(status_s - proc_s)
+    return difference <= AGREE_TICKS_S * max(1, processes) or \
+        difference <= AGREE_PCT / 100 * proc_s

@@ -1,0 +1,19 @@
+"""The experiments, one module each in one shape (modelbench.experiments.base says which);
+ALL is the one list that names them, in the order they run and are reported. Adding an
+experiment is adding its module and its entry here."""
+
+from modelbench.experiments import calibration, e1a, e1b, e2, e3, e4, e5, e6
+
+ALL = [e1a, e1b, e2, e3, e4, calibration, e5, e6]
+
+
+def get(key):
+    """The experiment of that key, in any case (e1b, E1B); KeyError when there is none."""
+    for experiment in ALL:
+        if experiment.KEY.lower() == key.lower():
+            return experiment
+    raise KeyError(key)
+
+
+def keys():
+    return [experiment.KEY for experiment in ALL]

@@ -1,0 +1,178 @@
+"""What every experiment module shares: the sizes, the context a plan is made in, the servers
+of a plan, the two sides a claim is judged for, and the phrases that describe a run's CPU.
+
+An experiment is a module with, in one shape:
+
+  KEY                 'E2': --only, summary.json, run ids (lower-cased) and the report
+  TITLE               its report section's heading
+  IN_DEFAULT          whether a run without --only includes it (--standard and --full run all)
+  plan(ctx)           its runs for ctx.size and the servers of ctx: a list of engine.plan.Part
+  section(results)    its report section (Markdown; '' when none of its runs are there)
+  claims(results)     the posts' claims it judges (report.verdicts.Claim), [] when none
+  plots(results)      its plots (report.plots.Plot)
+  headline(results)   its summary figures for summary.json: {name: {median, low, high, runs}}
+  pair_rows(results, model, real)   rows of the "model against the real system" tables
+
+modelbench.experiments lists them.
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from modelbench import systems
+from modelbench.report.tables import fmt
+from modelbench.systems import Server
+
+SIZES = ("smoke", "default", "standard", "full")
+# Rounds of every run, each experiment's unless it says otherwise. A smoke run checks the
+# machinery, not the figures.
+ROUNDS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
+# Each side's two systems a claim compares: the one that a worker per connection serves (the
+# blocking side), the one that one event loop serves (the async side).
+SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
+CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster")}
+
+
+@dataclass
+class Context:
+    """What a plan is made for: the size, the systems selected (names), the load tool of the
+    rate runs (ab or wrk), and, when the calibration runs, what gives a calibrated model its
+    flags: calibration(model name) -> callable(results directory) -> flags."""
+
+    size: str
+    systems: list
+    client: str = "ab"
+    posts_counts: bool = False
+    calibration: Optional[Callable] = None
+    extra_servers: list = field(default_factory=list)
+
+    def has(self, name):
+        return name in self.systems
+
+    def server(self, name, cluster=False, calibrated=False, own_flags=(), key=None):
+        """The plan's server of a system: KEY is name[-cluster][-cal] unless given."""
+        key = key or name + ("-cluster" if cluster else "") + ("-cal" if calibrated else "")
+        return Server(systems.get(name), key, cluster, calibrated, own_flags)
+
+    def servers(self, clusters=False, needs=None):
+        """The selected systems as servers, in the list's order, with their cluster variants
+        when clusters; needs: only systems that have this (an endpoint, or 'standalone')."""
+        out = []
+        for system in systems.ALL:
+            if system.name not in self.systems:
+                continue
+            if needs == "standalone" and system.standalone is None:
+                continue
+            if needs and needs != "standalone" and needs not in system.endpoints:
+                continue
+            out.append(self.server(system.name))
+            if clusters and system.cluster_flags:
+                out.append(self.server(system.name, cluster=True))
+        return out
+
+    def calibrated_servers(self, clusters=False):
+        """The calibrated variant of each selected model whose real system is selected too."""
+        if self.calibration is None:
+            return []
+        out = []
+        for system in systems.ALL:
+            if system.stands_for and self.has(system.name) and self.has(system.stands_for):
+                out.append(self.server(system.name, calibrated=True))
+                if clusters and system.cluster_flags:
+                    out.append(self.server(system.name, cluster=True, calibrated=True))
+        return out
+
+
+def rounds(size, default_rounds=None):
+    return (default_rounds or ROUNDS)[size]
+
+
+def first_records(results):
+    """{server key: its first run's record}, in the order the runs started."""
+    out = {}
+    for run in results.runs.values():
+        out.setdefault(run.get("server"), run)
+    out.pop(None, None)
+    return out
+
+
+def anchor(record):
+    """(system, the real system the server stands for or is, whether it is a cluster variant);
+    system and anchor are None for a system not in the list."""
+    try:
+        system = systems.get(record.get("system"))
+    except KeyError:
+        return None, None, False
+    return system, system.name if system.real else system.stands_for, \
+        record.get("variant") == "cluster"
+
+
+def server_order(results):
+    """Server keys of the results in table order: each real system, then the models standing
+    for it (native, then calibrated); cluster variants after, in the same order; other systems
+    last."""
+    real = [s.name for s in systems.ALL if s.real]
+
+    def rank(item):
+        key, record = item
+        system, anchor_, cluster = anchor(record)
+        if system is None:
+            return (2, 0, 0, 0, key)
+        return (int(cluster), real.index(anchor_) if anchor_ in real else len(real),
+                int(not system.real), int(bool(record.get("calibrated"))), key)
+    return [key for key, _ in sorted(first_records(results).items(), key=rank)]
+
+
+# A colour per real system, its models in the same colour: the real one solid, a model dashed, a
+# calibrated model dotted.
+PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5d6d7e")
+
+
+def style(results, key):
+    """(colour, gnuplot dash type) of a server's lines in the plots."""
+    records = first_records(results)
+    anchors = []
+    for k in server_order(results):
+        _, anchor_, cluster = anchor(records[k])
+        if (anchor_ or k, cluster) not in anchors:
+            anchors.append((anchor_ or k, cluster))
+    system, anchor_, cluster = anchor(records.get(key, {}))
+    color = PALETTE[anchors.index((anchor_ or key, cluster)) % len(PALETTE)] \
+        if (anchor_ or key, cluster) in anchors else PALETTE[-1]
+    dash = 1 if system is not None and system.real else \
+        3 if records.get(key, {}).get("calibrated") else 2
+    return color, dash
+
+
+def pct(value):
+    return fmt(value, 0, suffix=" %")
+
+
+def ms(value, digits=2):
+    return fmt(value, digits, suffix=" ms")
+
+
+def cpu_per_request(r, base):
+    """'server X ms, mariadbd Y ms of CPU per request' of a run, medians over the rounds."""
+    return (f"server {ms(r.per_request_ms(base, 'server'))}, mariadbd "
+            f"{ms(r.per_request_ms(base, 'db'))} of CPU per request")
+
+
+def machine_split(r, base):
+    """How busy the machine was during base and who kept it so, in % of one core."""
+    return (f"machine {pct(r.figure(base, 'machine_busy_pct'))} busy; server "
+            f"{pct(r.figure(base, 'server_cpu_pct_core'))}, mariadbd "
+            f"{pct(r.figure(base, 'db_cpu_pct_core'))}, load tool "
+            f"{pct(r.figure(base, 'client_cpu_pct_core'))} of one core")
+
+
+def figures(results, name_base_pairs, key, digits=3):
+    """{name: {median, low, high, runs}} of a figure of each base that was measured: the
+    headline figures of summary.json."""
+    out = {}
+    for name, base in name_base_pairs:
+        spread = results.spread(base, key)
+        if spread is not None:
+            out[name] = {"median": round(spread.median, digits), "low": round(spread.low, digits),
+                         "high": round(spread.high, digits), "runs": spread.count}
+    return out

@@ -1,0 +1,225 @@
+"""The calibration: the CPU cost that makes each model spend, per /html request, what the real
+system it stands for spends on this machine — blocking against Apache+PHP, async (and its
+cluster) against Node.js — and the models run with it beside the native models and the real
+systems in E1a and E1b.
+
+It needs no runs of its own: E1b measured every real system and every native model, warm, at
+-c 1, 20 and 200, and the server's CPU per request (its process tree, /proc) of each. A model's
+cost at a concurrency is what it lacks there: the real system's CPU per request less the native
+model's. One cost per model, the median of the three (docs/experiments.md says why one and not
+one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
+serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
+axis. The calibrated models then run E1b and E1a; the report holds them to their real system
+within ±25 % on requests/s and on CPU per request at every concurrency, and names the measured
+cause of every miss.
+"""
+
+import json
+import os
+
+from modelbench import systems
+from modelbench.engine.engine import FlagsUnavailable
+from modelbench.experiments import e1a, e1b
+from modelbench.experiments.base import CLUSTERS, SIDES, cpu_per_request, machine_split
+from modelbench.report.results import Results, load_runs
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Claim, Spread,
+                                        median, within)
+
+KEY = "calibration"
+TITLE = "Calibration: the models given the real systems' CPU per request"
+IN_DEFAULT = True
+FILE = "calibration.json"
+MATCH_LOW, MATCH_HIGH = 0.75, 1.25
+
+
+def lacks(results, model, real):
+    """{c: the real system's server CPU per request less the model's, ms} at each E1b
+    concurrency both were measured."""
+    out = {}
+    for c in e1b.CONCURRENCIES:
+        r = results.per_request_ms(e1b.base(real, c), "server")
+        m = results.per_request_ms(e1b.base(model, c), "server")
+        if r is not None and m is not None:
+            out[c] = r - m
+    return out
+
+
+def choose(results, model):
+    """The cost of a model: {real, lacks: {c: ms}, cost_us}, written to calibration.json;
+    FlagsUnavailable when E1b did not measure the model and its real system."""
+    real = systems.get(model).stands_for
+    gaps = lacks(results, model, real)
+    if not gaps:
+        raise FlagsUnavailable(f"no calibrated cost for {model}: E1b measured no "
+                               f"{real} and {model} at the same concurrency")
+    choice = {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
+              "cost_us": max(0, round(1000 * median(gaps.values())))}
+    choices = read(results.directory)
+    choices[model] = choice
+    with open(os.path.join(results.directory, FILE), "w") as f:
+        json.dump(choices, f, indent=1)
+    return choice
+
+
+def flags(model):
+    """The calibrated flags of a model, a callable of the results directory (the engine calls
+    it once E1b has run)."""
+    def of(directory):
+        choice = read(directory).get(model) or choose(Results(directory, load_runs(directory)),
+                                                      model)
+        return ("--cpu-per-request-us", str(choice["cost_us"]))
+    return of
+
+
+def read(directory):
+    """{model: choice} of a results directory's calibration, {} when none."""
+    try:
+        with open(os.path.join(directory, FILE)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def plan(ctx):
+    servers = ctx.calibrated_servers(clusters=True)
+    if not servers:
+        return []
+    return (e1b.calibrated_plan(ctx, servers) +
+            e1a.calibrated_plan(ctx, [s for s in servers if not s.cluster]))
+
+
+def marks(directory):
+    """(label, cost in µs) of each calibrated model: where its real system sits on E5's axis."""
+    return [(f"{choice['real']} = {model} calibrated", choice["cost_us"])
+            for model, choice in read(directory).items()]
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+def calibrated_results(results):
+    """The results with each calibrated model's runs in place of its native model's, so that the
+    E1 claims judge the calibrated models on their 'model' side by the same criteria."""
+    natives = native_of(results)
+    runs = {}
+    for run_id, run in results.runs.items():
+        server = run.get("server")
+        if server in natives:
+            continue
+        if run.get("calibrated"):
+            native = server.removesuffix("-cal")
+            run = dict(run, server=native, id=run_id.replace(f"-{server}-", f"-{native}-"),
+                       base=run.get("base", run_id).replace(f"-{server}", f"-{native}"))
+        runs[run["id"]] = run
+    return Results(results.directory, runs)
+
+
+def native_of(results):
+    """The native models that have a calibrated variant among the results."""
+    return {run["server"].removesuffix("-cal") for run in results.runs.values()
+            if run.get("calibrated")}
+
+
+def calibrated(results):
+    return any(run.get("calibrated") for run in results.runs.values())
+
+
+def claims(results):
+    """The E1 claims judged for the calibrated models (their real side is the native run's)."""
+    if not calibrated(results):
+        return []
+    swapped = calibrated_results(results)
+    out = []
+    for claim in e1a.claims(swapped) + e1b.claims(swapped):
+        out.append(Claim(f"{claim.key} (calibrated)", claim.claim, claim.criterion,
+                         claim.real, claim.model))
+    return out
+
+
+def match(results, model, real, c, key):
+    """(model's figure, real's, their ratio as a Spread) of one target; key None: server CPU per
+    request."""
+    m, r = e1b.base(f"{model}-cal", c), e1b.base(real, c)
+    if key:
+        return (results.figure(m, key), results.figure(r, key),
+                results.paired([m, r], key, lambda a, b: a / b if b else None))
+    model_ms = dict(zip(results.rounds(m), results.per_request_ms_values(m, "server")))
+    real_ms = dict(zip(results.rounds(r), results.per_request_ms_values(r, "server")))
+    return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
+            Spread.of([model_ms[k] / real_ms[k] for k in model_ms if real_ms.get(k)]))
+
+
+TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
+
+
+def targets(results):
+    """[(target, measured, verdict, cause)] of every calibrated model at every concurrency."""
+    rows = []
+    pairs = [(m, r) for m, r in zip(SIDES["model"], SIDES["real"])]
+    pairs.append((CLUSTERS["model"][1], CLUSTERS["real"][1]))
+    for model, real in pairs:
+        if not any(results.has(e1b.base(f"{model}-cal", c)) for c in e1b.CONCURRENCIES):
+            continue
+        for what, key, digits in (("requests/s", "requests_per_s", 1),
+                                  ("server CPU per request (ms)", None, 3)):
+            for c in e1b.CONCURRENCIES:
+                m, r, ratio = match(results, model, real, c, key)
+                verdict = within(ratio, MATCH_LOW, MATCH_HIGH)
+                cause = ""
+                if verdict in (NOT_REPRODUCED, INCONCLUSIVE):
+                    mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
+                    cause = (f"{model} calibrated: {cpu_per_request(results, mb)}, "
+                             f"{machine_split(results, mb)}; {real}: "
+                             f"{cpu_per_request(results, rb)}, {machine_split(results, rb)}")
+                rows.append((f"{model} calibrated within ±25 % of {real}: {what}, -c {c}",
+                             f"{fmt(m, digits)} vs {fmt(r, digits)}: "
+                             f"{'–' if ratio is None else ratio.text(2, prefix='×')}",
+                             TARGET_WORDS.get(verdict, verdict), cause))
+    return rows
+
+
+def section(results):
+    choices = read(results.directory)
+    if not choices and not calibrated(results):
+        return ""
+    rows = []
+    for model, choice in choices.items():
+        gaps = choice["lacks_ms"]
+        rows.append([f"{model} ↔ {choice['real']}"] +
+                     [fmt(gaps.get(str(c)), 3) for c in e1b.CONCURRENCIES] +
+                     [f"`--cpu-per-request-us {choice['cost_us']}`"])
+    target_rows = targets(results)
+    return "\n".join([
+        f"## {TITLE}",
+        "",
+        "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
+        "per /html request in E1b less the native model's (warm servers, medians over the "
+        "rounds). One cost per model, the median of the three, burnt as CPU on the thread that "
+        "serves each page (`--cpu-per-request-us`, a point on E5's axis); the async cluster "
+        "takes async's. The calibrated models then ran E1b and E1a (their columns *calibrated*).",
+        "",
+        table(["model ↔ real system"] + [f"lacks at -c {c} (ms)" for c in e1b.CONCURRENCIES]
+              + ["chosen cost"], rows),
+        "",
+        "Each calibrated model against its real system, round by round (**inconclusive**: the "
+        "rounds fall on both sides of a bound); a miss names what was measured on both sides:",
+        "",
+        table(["target", "measured", "verdict", "measured cause"], [list(t) for t in target_rows]),
+        "",
+    ])
+
+
+def plots(results):
+    return []
+
+
+def headline(results):
+    return {f"calibration {model} cost (µs)": {"median": choice["cost_us"]}
+            for model, choice in read(results.directory).items()}
+
+
+def pair_rows(results, model, real):
+    return []
+

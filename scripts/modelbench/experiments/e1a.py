@@ -1,0 +1,143 @@
+"""E1a: the /html workload N times in one process, no HTTP, timed like `time` (real from the
+start to the exit, user and sys from the process's rusage): PHP's CLI loop, Node.js's loop on its
+pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with mysql 9.771 s."""
+
+import re
+
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments.base import SIDES, figures, ms, rounds, server_order
+from modelbench.report.runtable import pair_derived_row, pair_row
+from modelbench.report.tables import fmt, range_cell, table
+from modelbench.report.verdicts import (Claim, median, ratio_side, spread_text, within)
+
+KEY = "E1a"
+TITLE = "E1a — the /html workload in one process, no HTTP"
+IN_DEFAULT = True
+ITERATIONS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
+SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
+# Node.js with the mysql driver, the one the real peer runs, took 9.771 s to PHP's 7.410 s;
+# "about the same" around that ratio.
+POST_RATIO = 9.771 / 7.410
+LOW, HIGH = POST_RATIO * SIMILAR_LOW, POST_RATIO * SIMILAR_HIGH
+
+
+def base(key):
+    return f"e1a-{key}"
+
+
+def plan(ctx):
+    n = ITERATIONS[ctx.size]
+    servers = ctx.servers(needs="standalone")
+    groups = [Group([Run(base(s.key), f"E1a {s.key}: the /html workload {n} times, no HTTP",
+                         KEY, s, Load("standalone", n=n), warm=False)]) for s in servers]
+    return [Part(groups, rounds(ctx.size))]
+
+
+def calibrated_plan(ctx, servers):
+    """The calibrated models' loops (modelbench.experiments.calibration runs them)."""
+    n = ITERATIONS[ctx.size]
+    groups = [Group([Run(base(s.key), f"E1a {s.key}: the /html workload {n} times, no HTTP",
+                         KEY, s, Load("standalone", n=n),
+                         flags=ctx.calibration(s.system.name), warm=False)]) for s in servers]
+    return [Part(groups, rounds(ctx.size))]
+
+
+def shorten(text):
+    """Commands without the checkout's directories, for reading."""
+    return re.sub(r"/\S*/(servers|bin)/", r"\1/", text)
+
+
+def section(results):
+    keys = [k for k in server_order(results) if results.has(base(k))]
+    if not keys:
+        return ""
+    bases = [base(k) for k in keys]
+
+    def per_iteration_ms(b):
+        values = [1000 * (run["figures"]["user_s"] + run["figures"]["sys_s"]) /
+                  run["figures"]["iterations"] for run in results.rounds(b).values()]
+        return fmt(median(values), 3)
+
+    rows = [[label] + [fmt(results.figure(b, key), 3, suffix=" s") for b in bases]
+            for label, key in (("real", "real_s"), ("user", "user_s"), ("sys", "sys_s"))]
+    rows += [
+        ["real, range over the rounds (s)"] +
+        [range_cell(results.spread(b, "real_s"), 3) for b in bases],
+        ["iterations/s"] + [fmt(results.figure(b, "iterations_per_s"), 1) for b in bases],
+        ["own CPU per iteration (ms)"] + [per_iteration_ms(b) for b in bases],
+        ["CPU mariadbd per iteration (ms)"] + [fmt(results.per_request_ms(b, "db"), 3)
+                                               for b in bases],
+        ["CPU mariadbd, % of one core (of the machine)"] + [results.cpu(b, "db") for b in bases],
+        ["peak threads"] + [fmt(results.figure(b, "server_peak_threads"), 0) for b in bases],
+    ]
+    post = {"real": ("7.410 s", "9.771 s"), "user": ("3.653 s", "6.707 s"),
+            "sys": ("2.107 s", "1.399 s"), "iterations/s": ("135.0", "102.3")}
+    for row in rows:
+        row += list(post.get(row[0], ("", "")))
+    n = results.figure(bases[0], "iterations") or 0
+    commands = "; ".join(f"{results.label(k)}: `{results.record(base(k)).get('command', '?')}`"
+                         for k in keys)
+    return "\n".join([
+        f"## {TITLE}",
+        "",
+        f"The /html workload (two queries, both tables rendered) {n:.0f} times in one process, "
+        "timed like `time`: real from the start to the exit, user and sys from the process's "
+        "rusage. PHP opens a new connection per iteration, as the page does; Node.js fires "
+        "each iteration's two queries at once on its pool; the models do as their servers. "
+        f"Commands (paths shortened): {shorten(commands)}.",
+        "",
+        table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
+              rows),
+        "",
+    ])
+
+
+def claims(results):
+    def side(blocking_like, async_like):
+        b, a = base(blocking_like), base(async_like)
+
+        def describe(ratio):
+            return (f"real: {blocking_like} {spread_text(results.spread(b, 'real_s'), 3, suffix=' s')}, "
+                    f"{async_like} {spread_text(results.spread(a, 'real_s'), 3, suffix=' s')}; "
+                    f"{async_like} ÷ {blocking_like} {spread_text(ratio, prefix='×')}")
+
+        def cause():
+            def split(b_, name):
+                n = results.figure(b_, "iterations")
+                real = 1000 * results.figure(b_, "real_s") / n
+                own = 1000 * (results.figure(b_, "user_s") + results.figure(b_, "sys_s")) / n
+                return (f"{name} {real:.2f} ms per iteration: own CPU {own:.2f} ms, mariadbd "
+                        f"{ms(results.per_request_ms(b_, 'db'))}, waiting "
+                        f"{max(0.0, real - own):.2f} ms")
+            slower = ("async" if results.figure(a, "real_s") > results.figure(b, "real_s")
+                      else "blocking")
+            return f"the {slower} side is slower: {split(b, blocking_like)}; {split(a, async_like)}."
+
+        return ratio_side(results, a, b, "real_s", lambda ratio: within(ratio, LOW, HIGH),
+                          describe, cause)
+
+    if not any(results.has(base(k)) for k in SIDES["real"] + SIDES["model"]):
+        return []
+    return [Claim("E1a standalone",
+                  "Run in one process without HTTP, Node.js with the mysql driver takes about a "
+                  "third longer than PHP (E1a: 9.771 s vs 7.410 s real, ×1.32; ×1.02 with "
+                  "mysql-native)",
+                  f"real time of the async side ÷ the blocking side's within ×{LOW:.2f}–"
+                  f"×{HIGH:.2f} (×{POST_RATIO:.2f} ±25 %)",
+                  side(*SIDES["real"]), side(*SIDES["model"]))]
+
+
+def plots(results):
+    return []
+
+
+def headline(results):
+    return figures(results, [(f"E1a {k} real (s)", base(k)) for k in server_order(results)],
+                   "real_s")
+
+
+def pair_rows(results, model, real):
+    return (pair_row(results, "E1a real time (s)", base(model), base(real), "real_s", 3) +
+            pair_derived_row(results, "E1a mariadbd CPU per iteration (ms)",
+                             results.per_request_ms_values(base(model), "db"),
+                             results.per_request_ms_values(base(real), "db"), 3))

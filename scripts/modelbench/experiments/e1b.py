@@ -1,0 +1,303 @@
+"""E1b: /html under ab at -c 1, 20 and 200 on every system and the cluster variants (the
+follow-up the post proposed: Node.js with node:cluster, the async model with a worker per core).
+Each server stays up across its rounds and is warmed up at each concurrency before it is
+measured: the posts measured servers that had been running. The post (four cores, 2011):
+PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
+
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, figures,
+                                         machine_split, ms, rounds, server_order, style)
+from modelbench.report.plots import Line, Panel, Plot
+from modelbench.report.results import client_text
+from modelbench.report.runtable import load_rows, pair_derived_row, pair_row, table_notes
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import (NOT_REPRODUCED, Claim, all_of, at_least, at_most,
+                                        judged, needs, ratio_side, spread_text, within)
+
+KEY = "E1b"
+TITLE = "E1b — /html under ApacheBench"
+IN_DEFAULT = True
+CONCURRENCIES = (1, 20, 200)
+# A measured run lasts this long (ab -t); rounds of one point agree within ±10 % from 2 s on
+# (docs/experiments.md, "Warm and steady").
+SECONDS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
+# The post's counts (-n 2000 at -c 20, -n 20000 at -c 200; -c 1 not given): --posts-counts and
+# --full.
+POSTS_N = {1: 1000, 20: 2000, 200: 20000}
+
+FLAT_LOW, FLAT_HIGH = 0.75, 1.33  # "roughly flat": within -25 % / +33 % of the -c 20 rate
+LATENCY_GROWTH = 2.0  # mean latency at -c 200 at least twice that at -c 20
+CLUSTER_GAIN = 1.25  # cluster mode at least 25 % more requests/s than one worker
+FASTER, FAR_FASTER = 1.1, 2.0
+# More than one core can give, the machine nearly all busy; one core with a little slack.
+SPREAD_CORE_PCT, ONE_CORE_PCT, BUSY_PCT = 110, 105, 90
+
+
+def base(key, c):
+    return f"e1b-{key}-c{c}"
+
+
+def load(ctx, c):
+    if ctx.posts_counts or ctx.size == "full":
+        return Load("ab", "/html", c, n=POSTS_N[c])
+    if ctx.client == "wrk":
+        return Load("wrk", "/html", c, seconds=SECONDS[ctx.size])
+    return Load("ab", "/html", c, seconds=SECONDS[ctx.size])
+
+
+def group(ctx, server, flags=()):
+    return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
+                      server, load(ctx, c), flags=flags) for c in CONCURRENCIES])
+
+
+def plan(ctx):
+    return [Part([group(ctx, s) for s in ctx.servers(clusters=True, needs="/html")],
+                 rounds(ctx.size))]
+
+
+def calibrated_plan(ctx, servers):
+    """The calibrated models' runs (modelbench.experiments.calibration runs them)."""
+    return [Part([group(ctx, s, ctx.calibration(s.system.name)) for s in servers],
+                 rounds(ctx.size))]
+
+
+def keys(results):
+    return [k for k in server_order(results)
+            if any(results.has(base(k, c)) for c in CONCURRENCIES)]
+
+
+def section(results):
+    parts = []
+    for c in CONCURRENCIES:
+        bases = [base(k, c) for k in keys(results) if results.has(base(k, c))]
+        if not bases:
+            continue
+        parts += [f"### {client_text(results.record(bases[0]))}", "",
+                  table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
+                        load_rows(results, bases))]
+        parts += table_notes(results, bases) + [""]
+    if not parts:
+        return ""
+    document = next((results.figure(base(k, 20), "document_bytes") for k in keys(results)
+                     if results.figure(base(k, 20), "document_bytes")), None)
+    post = table(["value", "PHP+Apache -c 20", "PHP+Apache -c 200", "Node.js -c 20",
+                  "Node.js -c 200"],
+                 [["requests/s", 1173, 1146, 119, 114], ["response time (ms)", 17, 174, 167, 1750],
+                  ["throughput (MiB/s)", 21, 20, 2, 2]])
+    return "\n".join([
+        f"## {TITLE}",
+        "",
+        f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
+        "server, each real system beside the model that stands for it, every server warmed up "
+        "at the run's concurrency first (the warm-up under each table: its seconds and the "
+        "server's processes before and after). The cluster columns are the follow-up the post "
+        "proposed: Node.js with `node:cluster` and the async model with `--workers 0`, one "
+        f"worker per core ({results.cores} here).",
+        "",
+    ] + parts + [
+        "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
+        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):",
+        "",
+        post,
+        "",
+        "![e1b-requests-per-s.png](e1b-requests-per-s.png)",
+        "![e1b-latency.png](e1b-latency.png)",
+        "",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------
+# The claims
+
+
+def cores_claim(r):
+    def side(blocking_like, async_like):
+        b, a = base(blocking_like, 200), base(async_like, 200)
+        spread_cpu = r.spread(b, "server_cpu_pct_core")
+        busy = r.spread(b, "machine_busy_pct")
+        single = r.spread(a, "server_cpu_pct_core")
+        if None in (spread_cpu, busy, single):
+            return needs(b, a)
+        verdicts = {"spread": at_least(spread_cpu, SPREAD_CORE_PCT),
+                    "busy": at_least(busy, BUSY_PCT), "single": at_most(single, ONE_CORE_PCT)}
+        evidence = (f"-c 200: {blocking_like} {spread_text(spread_cpu, 0, suffix=' %')} of one "
+                    f"core, machine {spread_text(busy, 0, suffix=' %')} busy; {async_like} "
+                    f"{spread_text(single, 0, suffix=' %')} of one core "
+                    f"({fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s))")
+
+        def cause():
+            parts = []
+            if NOT_REPRODUCED in (verdicts["spread"], verdicts["busy"]):
+                parts.append(f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
+                             f"{machine_split(r, b)}")
+            if verdicts["single"] == NOT_REPRODUCED:
+                parts.append(f"{async_like} used more than one core: "
+                             f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
+                             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")
+            return "; ".join(parts) + "."
+        return judged(evidence, all_of(*verdicts.values()), cause, spread_cpu)
+
+    return Claim("E1b cores",
+                 "The Apache+PHP side spreads over every core; one Node.js process uses at most "
+                 "one (E1b: Apache 100 % on all 4 cores, node 80 %)",
+                 f"-c 200: the blocking side ≥ {SPREAD_CORE_PCT} % of one core with the machine "
+                 f"≥ {BUSY_PCT} % busy; the async side ≤ {ONE_CORE_PCT} %",
+                 side(*SIDES["real"]), side(*SIDES["model"]))
+
+
+def flat_claim(r, real, model, name):
+    def side(server):
+        low, high = base(server, 20), base(server, 200)
+        rate = r.paired([high, low], "requests_per_s", lambda a, b: a / b if b else None)
+        growth = r.paired([high, low], "mean_ms", lambda a, b: a / b if b else None)
+        if rate is None or growth is None:
+            return needs(low, high)
+        evidence = (f"{fmt(r.figure(low, 'requests_per_s'))} → "
+                    f"{fmt(r.figure(high, 'requests_per_s'))} req/s "
+                    f"({spread_text(rate, prefix='×')}); mean {ms(r.figure(low, 'mean_ms'))} → "
+                    f"{ms(r.figure(high, 'mean_ms'))} ({spread_text(growth, 1, prefix='×')})")
+        verdict_rate = within(rate, FLAT_LOW, FLAT_HIGH)
+        verdict_latency = at_least(growth, LATENCY_GROWTH)
+
+        def cause():
+            parts = []
+            if verdict_rate == NOT_REPRODUCED:
+                direction = "rose" if rate.median > 1 else "fell"
+                parts.append(
+                    f"requests/s {direction} ×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; "
+                    f"at -c 200 {machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
+                    f"{cpu_per_request(r, high)} at -c 200; "
+                    f"{fmt(r.figure(high, 'failed'), 0)} failed, longest "
+                    f"{ms(r.figure(high, 'max_ms'), 0)}, "
+                    f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
+                    f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200")
+            if verdict_latency == NOT_REPRODUCED:
+                parts.append(f"mean latency grew only ×{growth.median:.1f} while the rate "
+                             f"changed ×{rate.median:.2f}")
+            return "; ".join(parts) + "."
+        return judged(evidence, all_of(verdict_rate, verdict_latency), cause, rate)
+
+    return Claim(f"E1b flat: {name}",
+                 f"Throughput stays roughly flat from -c 20 to -c 200 while mean latency grows — "
+                 f"{name} (E1b: 1173→1146 and 119→114 req/s, 17→174 and 167→1750 ms)",
+                 f"requests/s at -c 200 ÷ at -c 20 within ×{FLAT_LOW}–×{FLAT_HIGH}; mean "
+                 f"latency ×{LATENCY_GROWTH:.0f} or more", side(real), side(model))
+
+
+def cluster_claim(r):
+    def side(single, cluster):
+        gains = {c: r.paired([base(cluster, c), base(single, c)], "requests_per_s",
+                             lambda a, b: a / b if b else None) for c in (20, 200)}
+        measured = {c: g for c, g in gains.items() if g is not None}
+        if not measured:
+            return needs(base(single, 20), base(cluster, 20))
+        evidence = "; ".join(
+            f"-c {c}: {fmt(r.figure(base(single, c), 'requests_per_s'))} → "
+            f"{fmt(r.figure(base(cluster, c), 'requests_per_s'))} req/s "
+            f"({spread_text(g, prefix='×')})" for c, g in measured.items())
+        verdicts = {c: at_least(g, CLUSTER_GAIN) for c, g in measured.items()}
+
+        def cause():
+            def one(c):
+                alone = base(single, c)
+                idle = 100 - (r.figure(alone, "machine_busy_pct") or 0)
+                return (f"-c {c}: with one worker {machine_split(r, alone)}, so {idle:.0f} % of "
+                        f"the machine was left for more workers; with {r.cores} workers "
+                        f"{machine_split(r, base(cluster, c))}")
+            return "; ".join(one(c) for c, v in verdicts.items() if v == NOT_REPRODUCED) + "."
+        return judged(evidence, all_of(*verdicts.values()), cause,
+                      min(measured.values(), key=lambda g: g.median))
+
+    return Claim("E1b cluster",
+                 "Replicating the single event loop on every core multiplies its throughput "
+                 "(E1b follow-up the post proposed, not run there)",
+                 f"cluster ÷ one worker ×{CLUSTER_GAIN} or more at -c 20 and -c 200",
+                 side(*CLUSTERS["real"]), side(*CLUSTERS["model"]))
+
+
+def faster_claims(r):
+    def side(blocking_like, async_like, threshold):
+        b, a = base(blocking_like, 20), base(async_like, 20)
+
+        def describe(ratio):
+            return (f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, {async_like} "
+                    f"{fmt(r.figure(a, 'requests_per_s'))} req/s "
+                    f"({spread_text(ratio, prefix='×')})")
+
+        def cause():
+            return (f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
+                    f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
+        return ratio_side(r, b, a, "requests_per_s", lambda ratio: at_least(ratio, threshold),
+                          describe, cause)
+
+    return [
+        Claim("E1b PHP faster",
+              "Apache+PHP serves /html faster than one Node.js process (E1b: 1173 vs 119 req/s at "
+              "-c 20, the direction)",
+              f"requests/s of the blocking side ÷ the async side's at -c 20: ×{FASTER} or more",
+              side(*SIDES["real"], FASTER), side(*SIDES["model"], FASTER)),
+        Claim("E1b PHP far faster", "... and far faster (E1b: ×9.9 at -c 20)",
+              f"the same ratio ×{FAR_FASTER:.0f} or more",
+              side(*SIDES["real"], FAR_FASTER), side(*SIDES["model"], FAR_FASTER)),
+    ]
+
+
+def claims(results):
+    if not keys(results):
+        return []
+    return ([cores_claim(results)] +
+            [flat_claim(results, real, model, name) for real, model, name in (
+                ("php", "blocking", "Apache+PHP"), ("node", "async", "Node.js"),
+                ("node-cluster", "async-cluster", "Node.js cluster"))] +
+            [cluster_claim(results)] + faster_claims(results))
+
+
+def plots(results):
+    measured = [k for k in keys(results)
+                if any(results.figure(base(k, c), "requests_per_s") for c in CONCURRENCIES)]
+    columns = ["c"] + [f"{k}_{what}" for k in measured for what in ("rps", "mean", "p99")]
+    rows = [[c] + [results.figure(base(k, c), key) for k in measured
+                   for key in ("requests_per_s", "mean_ms", "p99_ms")] for c in CONCURRENCIES]
+    rps, latency = [], []
+    for k in measured:
+        color, dash = style(results, k)
+        label = results.label(k)
+        rps.append(Line(f"{k}_rps", label, color, dash))
+        latency += [Line(f"{k}_mean", f"{label}, mean", color, dash),
+                    Line(f"{k}_p99", f"{label}, p99", color, dash, width=1, point=6)]
+    common = dict(x="c", xlabel="concurrent clients (ab -c)", logx=True)
+    return [Plot("e1b-requests-per-s", columns, rows,
+                 [Panel("E1b: /html under ab, requests per second", lines=rps,
+                        ylabel="requests/s", **common)]),
+            Plot("e1b-latency", columns, rows,
+                 [Panel("E1b: /html under ab, response time", lines=latency,
+                        ylabel="ms (log scale)", logy=True, ymin=None, **common)])]
+
+
+def headline(results):
+    return figures(results, [(f"E1b {k} -c {c} requests/s", base(k, c)) for k in keys(results)
+                             for c in CONCURRENCIES], "requests_per_s", 1)
+
+
+def pair_rows(results, model, real):
+    rows = []
+    for c in CONCURRENCIES:
+        rows += pair_row(results, f"/html requests/s, -c {c}", base(model, c), base(real, c),
+                         "requests_per_s")
+
+    def shape(server, low, high):
+        return results.per_round([base(server, high), base(server, low)], "requests_per_s",
+                                 lambda a, b: a / b if b else None)
+    for low, high in zip(CONCURRENCIES, CONCURRENCIES[1:]):
+        rows += pair_derived_row(results, f"shape: requests/s -c {high} ÷ -c {low}",
+                                 shape(model, low, high), shape(real, low, high), 2)
+    for c in CONCURRENCIES:
+        for who, name in (("server", "server"), ("db", "mariadbd")):
+            rows += pair_derived_row(results, f"{name} CPU per /html request, -c {c} (ms)",
+                                     results.per_request_ms_values(base(model, c), who),
+                                     results.per_request_ms_values(base(real, c), who), 3)
+    for key, name in (("server_peak_threads", "threads"), ("server_peak_processes", "processes")):
+        rows += pair_row(results, f"peak {name}, -c 200", base(model, 200), base(real, 200),
+                         key, 0)
+    return rows
+

@@ -1,0 +1,105 @@
+"""E3: `ab -n 1000 -c 5` against /factorial (n! for a random n in 10..40, so the length of the
+body varies), then the same with `-l`. ab takes the first response's length as the reference and
+counts every other length as "Failed requests (Length)"; the post saw 970 of 1000. Its verdict
+does not depend on noise: one round by default."""
+
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments.base import SIDES, figures, server_order
+from modelbench.report.runtable import load_rows, table_notes
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import Claim, all_of, at_least, at_most, judged, needs, spread_text
+
+KEY = "E3"
+TITLE = "E3 — /factorial and ab's Length failures"
+IN_DEFAULT = True
+REQUESTS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
+ROUNDS = {"smoke": 1, "default": 1, "standard": 3, "full": 3}
+
+
+def base(key, with_l=False):
+    return f"e3-{key}" + ("-l" if with_l else "")
+
+
+def plan(ctx):
+    n = REQUESTS[ctx.size]
+    groups = []
+    for server in ctx.servers(needs="/factorial"):
+        plain = Load("ab", "/factorial", 5, n=n)
+        variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
+        # The -l run follows on the same server, warm from the run before it.
+        groups.append(Group([Run(base(server.key), f"E3 {server.key}: {plain.text()}", KEY,
+                                 server, plain),
+                             Run(base(server.key, True), f"E3 {server.key}: {variable.text()}",
+                                 KEY, server, variable, warm=False)]))
+    return [Part(groups, ROUNDS[ctx.size])]
+
+
+def bases(results):
+    return [b for k in server_order(results) for b in (base(k), base(k, True))
+            if results.has(b)]
+
+
+def section(results):
+    found = bases(results)
+    if not found:
+        return ""
+    first = results.record(found[0])
+    labels = [results.label(results.record(b)["server"]) + (" -l" if b.endswith("-l") else "")
+              for b in found]
+    extra = [
+        ["of which Length failures"] + [fmt(results.figure(b, "failed_length"), 0) for b in found],
+        ["complete requests"] + [fmt(results.figure(b, "complete"), 0) for b in found],
+    ]
+    return "\n".join([
+        f"## {TITLE}",
+        "",
+        f"`ab -r -n {first.get('requests')} -c {first.get('concurrency')}` against `/factorial` "
+        "(n! for a random n in 10..40, so the body length varies), then the same with `-l`. ab "
+        "takes the first response's length as the reference and counts every other length as "
+        "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.",
+        "",
+        table(["value"] + labels, load_rows(results, found, extra)),
+    ] + table_notes(results, found) + [""])
+
+
+def claims(r):
+    if not bases(r):
+        return []
+
+    def side(systems):
+        plain = [base(s) for s in systems]
+        with_l = [base(s, True) for s in systems]
+        fewest = r.paired(plain, "failed_length", min)
+        most_with_l = r.paired(with_l, "failed", max)
+        if fewest is None or most_with_l is None:
+            return needs(*plain, *with_l)
+        evidence = "; ".join(
+            f"{s}: {spread_text(r.spread(p, 'failed_length'), 0)} Length failures of "
+            f"{fmt(r.figure(p, 'complete'), 0)}, with -l {spread_text(r.spread(l, 'failed'), 0)} "
+            "failed" for s, p, l in zip(systems, plain, with_l))
+
+        def cause():
+            return (f"Length failures without -l {spread_text(fewest, 0)} (the fewest of the "
+                    f"side), failed with -l {spread_text(most_with_l, 0)} (the most): "
+                    f"{r.record(plain[0]).get('command', '')}.")
+        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)), cause,
+                      fewest)
+
+    return [Claim("E3 Length",
+                  "ab counts responses whose length differs from the first as failed (Length); "
+                  "`-l` accepts them (E3: 970 of 1000 failed)",
+                  "Length failures > 0 without -l and 0 failed with -l, for both of the side",
+                  side(SIDES["real"]), side(SIDES["model"]))]
+
+
+def plots(results):
+    return []
+
+
+def headline(results):
+    return figures(results, [(f"E3 {results.record(b)['server']} Length failures", b)
+                             for b in bases(results) if not b.endswith("-l")], "failed_length", 0)
+
+
+def pair_rows(results, model, real):
+    return []

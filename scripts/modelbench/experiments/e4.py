@@ -1,0 +1,231 @@
+"""E4: the deferred task and /json under siege. /tasks?delay_ms= logs task one, schedules task
+two after the delay (a timer on the async side, a sleep of the worker on the blocking side) and
+answers with task three: the order of three log lines, one round. Then `siege -c 500 -d 1` and
+`-c 1000 -d 1` against /json (the post: about 990 trans/s for both at 500 users; at 1000,
+Node.js 1437 and PHP+Apache 1990 trans/s, siege concurrency 281 against 5.6). The 1000-user run
+follows the 500-user one on the same server, warm from it."""
+
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments.base import (SIDES, cpu_per_request, figures, machine_split, ms,
+                                         server_order)
+from modelbench.report.runtable import load_rows, pair_row, table_notes
+from modelbench.report.tables import fmt, range_cell, table
+from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, judged, needs,
+                                        ratio_side, spread_text, within)
+
+KEY = "E4"
+TITLE = "E4 — the deferred task, and /json under siege"
+IN_DEFAULT = True
+DELAY_MS = {"smoke": 300, "default": 2000, "standard": 2000, "full": 2000}
+# siege's length per run in seconds: (500 users, 1000 users); the posts ran 5 and 10 minutes.
+SIEGE_S = {"smoke": (3, 3), "default": (5, 5), "standard": (15, 15), "full": (300, 600)}
+SIEGE_ROUNDS = {"smoke": 1, "default": 2, "standard": 3, "full": 3}
+USERS = (500, 1000)
+SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
+CROWD_FASTER = 1.2  # the post: 1990 / 1437 = ×1.38
+CROWD_CONCURRENCY = 10  # the post: 281 / 5.6 = ×50
+
+
+def tasks_base(key):
+    return f"e4-tasks-{key}"
+
+
+def siege_base(key, users):
+    return f"e4-siege-{key}" if users == 500 else f"e4-siege{users}-{key}"
+
+
+def plan(ctx):
+    delay = DELAY_MS[ctx.size]
+    tasks = Load("tasks", "/tasks", delay_ms=delay)
+    servers = ctx.servers(needs="/tasks")
+    demo = [Group([Run(tasks_base(s.key), f"E4 {s.key}: {tasks.text()}", KEY, s, tasks,
+                       warm=False)]) for s in servers]
+    crowds = []
+    for server in ctx.servers(needs="/json"):
+        runs = []
+        for users, seconds in zip(USERS, SIEGE_S[ctx.size]):
+            load = Load("siege", "/json", users, seconds=seconds, delay_s=1)
+            runs.append(Run(siege_base(server.key, users), f"E4 {server.key}: {load.text()}",
+                            KEY, server, load, warm=users == USERS[0]))
+        crowds.append(Group(runs))
+    return [Part(demo, 1), Part(crowds, SIEGE_ROUNDS[ctx.size])]
+
+
+def keys(results, pattern):
+    return [k for k in server_order(results) if results.has(pattern(k))]
+
+
+def section(results):
+    parts = []
+    for key in keys(results, tasks_base):
+        b = tasks_base(key)
+        rounds_ = results.rounds(b)
+        if not rounds_:
+            parts += [f"**{key}**: the demo failed: {results.record(b).get('cause')}", ""]
+            continue
+        first = next(iter(rounds_.values()))
+        after = results.values(b, "task_two_after_response")
+        parts += [f"**{key}** — response after "
+                  f"{results.spread(b, 'response_ms').text(0, suffix=' ms')}; task two "
+                  f"logged after the response arrived in {sum(after)} of {len(after)} runs:",
+                  "", "```"] + first["timeline"] + ["```", ""]
+    if parts:
+        delay = next(results.figure(tasks_base(k), "delay_ms") for k in
+                     keys(results, tasks_base) if results.ok(tasks_base(k)))
+        parts = [f"### `/tasks?delay_ms={fmt(delay, 0)}`", "",
+                 "Task one is logged, task two is scheduled after the delay (a timer on the "
+                 "Node.js side, a sleep of the worker on the Apache+PHP side), task three is the "
+                 "response. Server lines are the server's stderr (Apache's error log for php; "
+                 "UTC); client lines are this script's request.", ""] + parts
+    for users in USERS:
+        bases = [siege_base(k, users) for k in keys(results, lambda k: siege_base(k, users))]
+        if not bases:
+            continue
+        first = results.record(bases[0])
+
+        def row(label, key, digits):
+            return [label] + [fmt(results.figure(b, key), digits) for b in bases]
+
+        extra = [row("siege transactions", "complete", 0),
+                 row("availability (%)", "availability_pct", 2),
+                 row("siege concurrency", "siege_concurrency", 2),
+                 ["siege concurrency, range over the rounds"] +
+                 [range_cell(results.spread(b, "siege_concurrency"), 2) for b in bases]]
+        post = ("about 990 trans/s for both" if users == 500 else
+                "Node.js 1437 trans/s, PHP+Apache 1990, siege concurrency 281 vs 5.6 (10 minutes)")
+        parts += [f"### /json under `siege -c {users} -d 1 -t {first.get('seconds'):g}S`", "",
+                  f"The post: {post}.", "",
+                  table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
+                        load_rows(results, bases, extra))] + table_notes(results, bases) + [""]
+    if not parts:
+        return ""
+    return "\n".join([
+        f"## {TITLE}",
+        "",
+        "siege 4.0.7 with `scripts/siegerc` (a `limit` of 1024 users; HTTP/1.1, a new connection "
+        "per transaction, as the post's defaults). The mean is siege's 'Concurrency' divided by "
+        "its transaction rate; siege prints single times with 10 ms resolution, so its "
+        "percentiles are multiples of 10 ms. siege's 'concurrency' is the time its users spent "
+        "waiting for responses over the elapsed time: the requests in flight on average.",
+        "",
+    ] + parts)
+
+
+def deferred_claim(r):
+    def side(blocking_like, async_like):
+        b, a = tasks_base(blocking_like), tasks_base(async_like)
+        if not (r.ok(b) and r.ok(a)):
+            return needs(b, a)
+        delay = r.figure(a, "delay_ms")
+        response = {x: r.spread(x, "response_ms") for x in (b, a)}
+        after = {x: r.spread(x, "task_two_after_response") for x in (b, a)}
+        verdicts = [at_most(response[a], delay / 2), at_least(after[a], 1),
+                    at_least(response[b], delay), at_most(after[b], 0)]
+        evidence = (f"delay {delay:.0f} ms. " + "; ".join(
+            f"{name}: response after {spread_text(response[x], 0, suffix=' ms')}, task two "
+            f"after it in {sum(r.values(x, 'task_two_after_response'))} of "
+            f"{len(r.values(x, 'task_two_after_response'))} runs"
+            for name, x in ((blocking_like, b), (async_like, a))))
+
+        def cause():
+            return "the task log of the first run: " + " / ".join(
+                f"{name}: " + ", ".join(line.split("  ", 2)[-1] for line in
+                                        r.record(x).get("timeline", []))
+                for name, x in ((blocking_like, b), (async_like, a))) + "."
+        return judged(evidence, all_of(*verdicts), cause, response[a])
+
+    return Claim("E4 deferred task",
+                 "The deferred task runs after the response on the Node.js side and before it on "
+                 "the Apache+PHP side (E4)",
+                 "the async side answers within half the delay and logs task two after the "
+                 "response; the blocking side answers after the delay, task two first",
+                 side(*SIDES["real"]), side(*SIDES["model"]))
+
+
+def siege_claims(r):
+    def similar_side(blocking_like, async_like):
+        b, a = siege_base(blocking_like, 500), siege_base(async_like, 500)
+        ratio = r.paired([a, b], "requests_per_s", lambda x, y: x / y if y else None)
+        failed = r.paired([b, a], "failed", max)
+        if ratio is None or failed is None:
+            return needs(b, a)
+        evidence = (f"{blocking_like} {fmt(r.figure(b, 'requests_per_s'))} trans/s "
+                    f"({spread_text(r.spread(b, 'failed'), 0)} failed), {async_like} "
+                    f"{fmt(r.figure(a, 'requests_per_s'))} "
+                    f"({spread_text(r.spread(a, 'failed'), 0)} failed); {async_like} ÷ "
+                    f"{blocking_like} {spread_text(ratio, prefix='×')}")
+
+        def cause():
+            return (f"{blocking_like}: {cpu_per_request(r, b)}, siege concurrency "
+                    f"{fmt(r.figure(b, 'siege_concurrency'), 1)}, {machine_split(r, b)}; "
+                    f"{async_like}: {cpu_per_request(r, a)}, siege concurrency "
+                    f"{fmt(r.figure(a, 'siege_concurrency'), 1)}, {machine_split(r, a)}.")
+        return judged(evidence, all_of(within(ratio, SIMILAR_LOW, SIMILAR_HIGH),
+                                       at_most(failed, 0)), cause, ratio)
+
+    def crowd_side(blocking_like, async_like, key, threshold):
+        """The rate: the blocking side's over the async side's; the concurrency: the async
+        side's over the blocking side's."""
+        b, a = siege_base(blocking_like, 1000), siege_base(async_like, 1000)
+        unit = "trans/s" if key == "requests_per_s" else "siege concurrency"
+
+        def describe(ratio):
+            return (f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
+                    f"{fmt(r.figure(a, key))} {unit} ({spread_text(ratio, prefix='×')})")
+
+        def cause():
+            return "; ".join(
+                f"{name}: {fmt(r.figure(x, 'requests_per_s'))} trans/s, mean "
+                f"{ms(r.figure(x, 'mean_ms'), 0)}, {cpu_per_request(r, x)}, {machine_split(r, x)}"
+                for name, x in ((blocking_like, b), (async_like, a))) + "."
+        first, second = (b, a) if key == "requests_per_s" else (a, b)
+        return ratio_side(r, first, second, key, lambda ratio: at_least(ratio, threshold),
+                          describe, cause)
+
+    return [
+        Claim("E4 siege 500",
+              "Under siege -c 500 -d 1 both serve about the same transaction rate without "
+              "failures (E4: about 990 trans/s each)",
+              f"async side ÷ blocking side within ×{SIMILAR_LOW}–×{SIMILAR_HIGH}, 0 failed",
+              similar_side(*SIDES["real"]), similar_side(*SIDES["model"])),
+        Claim("E4 siege 1000 rate",
+              "At 1000 users Apache+PHP serves more transactions/s than Node.js (E4: 1990 vs "
+              "1437 trans/s)",
+              f"blocking side ÷ async side ×{CROWD_FASTER} or more",
+              crowd_side(*SIDES["real"], "requests_per_s", CROWD_FASTER),
+              crowd_side(*SIDES["model"], "requests_per_s", CROWD_FASTER)),
+        Claim("E4 siege 1000 concurrency",
+              "At 1000 users Node.js shows a far higher siege concurrency, its requests queued "
+              "in the one event loop (E4: 281 vs 5.6)",
+              f"siege concurrency of the async side ÷ the blocking side's ×{CROWD_CONCURRENCY}"
+              " or more",
+              crowd_side(*SIDES["real"], "siege_concurrency", CROWD_CONCURRENCY),
+              crowd_side(*SIDES["model"], "siege_concurrency", CROWD_CONCURRENCY)),
+    ]
+
+
+def claims(results):
+    out = [deferred_claim(results)] if keys(results, tasks_base) else []
+    if keys(results, lambda k: siege_base(k, 500)):
+        out += siege_claims(results)
+    return out
+
+
+def plots(results):
+    return []
+
+
+def headline(results):
+    return figures(results, [(f"E4 {k} siege -c {users} trans/s", siege_base(k, users))
+                             for users in USERS
+                             for k in keys(results, lambda k: siege_base(k, users))],
+                   "requests_per_s", 1)
+
+
+def pair_rows(results, model, real):
+    rows = []
+    for users in USERS:
+        rows += pair_row(results, f"E4 siege -c {users} trans/s", siege_base(model, users),
+                         siege_base(real, users), "requests_per_s")
+    return rows + pair_row(results, "E4 siege -c 1000 concurrency", siege_base(model, 1000),
+                           siege_base(real, 1000), "siege_concurrency", 2)

@@ -1,0 +1,326 @@
+"""E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on
+the thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the
+blocking model (a thread per connection, and Apache's prefork lifecycle), the async model (one
+event loop) and the async cluster (a loop per core).
+
+The single event loop spends every request's cost on its one thread, so it serves at most one
+second's worth of costs per second; the blocking model spends it on many threads over every
+core, and the cluster on a loop per core. Where the blocking model overtakes the single loop,
+and where the cluster stops keeping up with the blocking model, are read from the measured
+points: the cost at which the blocking model's requests/s over the other's reaches ×1, taken at
+each cost as the median over the rounds of the ratio within a round, its logarithm interpolated
+linearly between the two measured costs around it (so that it falls where the lines cross on
+the plot's log scale).
+"""
+
+import math
+import os
+import re
+
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments import calibration
+from modelbench.experiments.base import rounds
+from modelbench.report.plots import Line, Panel, Plot
+from modelbench.report.tables import fmt, ratio_cell, table
+from modelbench.report.verdicts import Spread, median
+
+KEY = "E5"
+TITLE = "E5 — the crossover: requests/s against the CPU each request costs"
+IN_DEFAULT = False
+RUN = re.compile(r"^e5-(.+)-c(\d+)-u(\d+)$")
+# The models, the blocking one also with Apache's prefork lifecycle (pre-started threads, reused)
+# to show what a thread per connection costs against it: (key, system, cluster, flags).
+SERVERS = (("blocking", "blocking", False, ()),
+           ("blocking-prefork", "blocking", False, ("--lifecycle", "prefork")),
+           ("async", "async", False, ()), ("async-cluster", "async", True, ()))
+LINES = [key for key, *_ in SERVERS]
+COSTS_US = (0, 100, 250, 500, 1000, 2000, 4000)
+SIZES = {"smoke": {"costs_us": (0, 1000), "concurrencies": (20,), "seconds": 1},
+         "default": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 2},
+         "standard": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 2},
+         "full": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 5}}
+# Each crossover: what it is, its label on the plot, the server the blocking model is compared
+# with, and what it means that the crossover is not within the sweep.
+CROSSOVERS = {"overtake": ("the blocking model overtakes the single event loop",
+                           "blocking overtakes async", "async",
+                           "the single event loop ahead"),
+              "cluster": ("the async cluster stops keeping up with the blocking model",
+                          "cluster falls behind blocking", "async-cluster",
+                          "the cluster ahead")}
+COLORS = {"blocking": "#c0392b", "blocking-prefork": "#c0392b", "async": "#2471a3",
+          "async-cluster": "#1e8449"}
+
+
+def plan(ctx):
+    """A group per server and cost, its concurrencies one after the other on the server started
+    with that cost."""
+    size = SIZES[ctx.size]
+    groups = []
+    for key, system, cluster, own in SERVERS:
+        if not ctx.has(system):
+            continue
+        server = ctx.server(system, cluster=cluster, own_flags=own, key=key)
+        for u in size["costs_us"]:
+            runs = []
+            for c in size["concurrencies"]:
+                load = Load("ab", "/html", c, seconds=size["seconds"])
+                runs.append(Run(base(key, c, u), f"E5 {key} --cpu-per-request-us {u}: "
+                                f"{load.text()}", KEY, server, load,
+                                flags=("--cpu-per-request-us", str(u))))
+            groups.append(Group(runs))
+    return [Part(groups, rounds(ctx.size))] if groups else []
+
+
+def sweep(results):
+    """{concurrency: sorted costs in µs} of the E5 runs in results."""
+    found = {}
+    for base in results.by_base:
+        match = RUN.match(base)
+        if match:
+            found.setdefault(int(match.group(2)), set()).add(int(match.group(3)))
+    return {c: sorted(costs) for c, costs in sorted(found.items())}
+
+
+def base(key, c, u):
+    return f"e5-{key}-c{c}-u{u}"
+
+
+def label(results, key):
+    return {"blocking": "blocking", "blocking-prefork": "blocking prefork",
+            "async": "async", "async-cluster": f"async cluster ×{results.cores}"}[key]
+
+
+def crossing(costs, ratios):
+    """The cost where the ratio first reaches 1 from below, its logarithm interpolated linearly
+    between the two measured costs around it (where the two lines cross on the plot's log
+    scale); the first cost when it is there from the start; None when it stays below 1 over the
+    sweep."""
+    points = [(u, math.log(r)) for u, r in zip(costs, ratios) if r]
+    if not points:
+        return None
+    if points[0][1] >= 0:
+        return points[0][0]
+    for (u0, r0), (u1, r1) in zip(points, points[1:]):
+        if r0 < 0 <= r1:
+            return u0 - r0 * (u1 - u0) / (r1 - r0)
+    return None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def ratios(results, c, costs, other, round_=None):
+    """The blocking model's requests/s over other's at each cost: the median over the rounds of
+    the ratio within a round, or that round's alone."""
+    def one(u):
+        pair = [base("blocking", c, u), base(other, c, u)]
+        if round_ is not None:
+            return ratio(*(results.at(b, round_, "requests_per_s") for b in pair))
+        return median(results.per_round(pair, "requests_per_s", ratio))
+    return [one(u) for u in costs]
+
+
+def crossovers(results):
+    """{(crossover, concurrency): cost in ms, or None when not within the sweep} for each
+    crossover whose runs are there."""
+    out = {}
+    for c, costs in sweep(results).items():
+        for name, (_, _, other, _) in CROSSOVERS.items():
+            found = ratios(results, c, costs, other)
+            if any(r is not None for r in found):
+                u = crossing(costs, found)
+                out[(name, c)] = None if u is None else u / 1000
+    return out
+
+
+def round_crossovers(results, c, costs, other):
+    """The crossover of every round on its own (in ms; None: not within the sweep)."""
+    rounds = sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})
+    out = []
+    for r in rounds:
+        u = crossing(costs, ratios(results, c, costs, other, r))
+        out.append(None if u is None else u / 1000)
+    return out
+
+
+def crossover_name(key):
+    name, c = key
+    return f"{CROSSOVERS[name][0]}, -c {c}"
+
+
+def cost_text(ms):
+    return "not within the sweep" if ms is None else f"{ms:.3f} ms"
+
+
+def crossover_text(results, c, costs, name, top_ms):
+    other = CROSSOVERS[name][2]
+    found = ratios(results, c, costs, other)
+    value = crossing(costs, found)
+    per_round = round_crossovers(results, c, costs, other)
+    if value is None:
+        text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {top_ms:g} ms)"
+    elif value == costs[0]:
+        text = f"**from {value / 1000:g} ms on** (the blocking model ahead from the first cost)"
+    else:
+        text = f"**{value / 1000:.3f} ms**"
+    back = [u for u, r in zip(costs, found) if value is not None and u > value and r and r < 1]
+    if back:
+        text += (" (the ratio falls below ×1 again at "
+                 f"{', '.join(f'{u / 1000:g}' for u in back)} ms)")
+    if len(per_round) > 1:
+        measured = [v for v in per_round if v is not None]
+        spread = Spread.of(measured)
+        text += (f"; rounds on their own: {', '.join(cost_text(v) for v in per_round)}"
+                 + (f" (range {spread.low:.3f}–{spread.high:.3f} ms)"
+                    if spread and spread.count > 1 else ""))
+    return text
+
+
+def rate_rows(results, c, costs):
+    rows = []
+    for u in costs:
+        cells = [f"{u / 1000:g}"]
+        for key in LINES:
+            cells.append(fmt(results.figure(base(key, c, u), "requests_per_s")))
+        for other in ("async", "async-cluster"):
+            pair = [base("blocking", c, u), base(other, c, u)]
+            spread = results.paired(pair, "requests_per_s", ratio)
+            cells.append(ratio_cell(spread))
+        cells.append(fmt(results.figure(base("async", c, u), "server_cpu_pct_core"), 0,
+                         suffix=" %"))
+        rows.append(cells)
+    return rows
+
+
+def nearest(costs, value_us):
+    return min(costs, key=lambda u: abs(u - value_us)) if value_us is not None else None
+
+
+def prefork_rows(results, c, costs):
+    """What a thread per connection costs against prefork's reused threads: at cost 0 and at
+    the measured cost nearest the point where the blocking model overtakes the single loop."""
+    chosen = [costs[0]]
+    overtake = nearest(costs, crossing(costs, ratios(results, c, costs, "async")))
+    if overtake is not None and overtake not in chosen:
+        chosen.append(overtake)
+    rows = []
+    for u in chosen:
+        fresh, prefork = base("blocking", c, u), base("blocking-prefork", c, u)
+        gain = results.paired([prefork, fresh], "requests_per_s", ratio)
+        fresh_ms = results.per_request_ms(fresh, "server")
+        prefork_ms = results.per_request_ms(prefork, "server")
+        difference = (None if fresh_ms is None or prefork_ms is None
+                      else 1000 * (fresh_ms - prefork_ms))
+        rows.append([f"-c {c}, {u / 1000:g} ms", fmt(results.figure(fresh, "requests_per_s")),
+                     fmt(results.figure(prefork, "requests_per_s")),
+                     ratio_cell(gain),
+                     fmt(fresh_ms, 3), fmt(prefork_ms, 3), fmt(difference, 0, suffix=" µs"),
+                     fmt(results.figure(fresh, "server_peak_threads"), 0),
+                     fmt(results.figure(prefork, "server_peak_threads"), 0)])
+    return rows
+
+
+def section(results):
+    swept = sweep(results)
+    if not swept:
+        return ""
+    seconds = next(results.record(b).get("seconds") for b in results.by_base if RUN.match(b))
+    parts = []
+    for c, costs in swept.items():
+        top_ms = costs[-1] / 1000
+        parts += [f"### -c {c}", "",
+                  table(["CPU per request (ms)"] + [f"{label(results, k)} (req/s)"
+                                                    for k in LINES]
+                        + ["blocking ÷ async", f"blocking ÷ {label(results, 'async-cluster')}",
+                           "async: its loop's CPU, % of one core"],
+                        rate_rows(results, c, costs)),
+                  ""]
+        parts += [f"- {CROSSOVERS[name][0]}: "
+                  f"{crossover_text(results, c, costs, name, top_ms)}" for name in CROSSOVERS]
+        parts.append("")
+    prefork = [row for c, costs in swept.items() for row in prefork_rows(results, c, costs)]
+    plot = ("![e5-crossover.png](e5-crossover.png)"
+            if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
+    return "\n".join([
+        "## E5 — the crossover: requests/s against the CPU each request costs",
+        "",
+        f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and "
+        "warmed up at each concurrency, while every request costs the thread that serves it "
+        "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "
+        "loop spends it on its one thread, the blocking model on the thread of the connection, "
+        "the cluster on the loop of the worker. Requests/s are medians over the rounds; a "
+        "ratio is taken within each round, its median shown with the range. A crossover is "
+        "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
+        "measured costs around it, where the lines cross on the plot (from the median ratios; "
+        "each round's own crossover after it).",
+        "",
+    ] + parts + [
+        "What a thread per connection costs against Apache's prefork lifecycle "
+        "(`--lifecycle prefork`: pre-started threads, reused), at cost 0 and at the measured "
+        "cost nearest the crossover with the single loop: the server's CPU per request of both "
+        "and their difference, the thread's start and end.",
+        "",
+        table(["", "blocking (req/s)", "blocking prefork (req/s)", "prefork ÷ blocking",
+               "blocking: server CPU per request (ms)", "prefork: server CPU per request (ms)",
+               "difference", "peak threads: blocking", "prefork"], prefork),
+        "",
+        plot,
+        "",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------
+# The plot
+
+
+def position(costs, u):
+    """Where cost u falls on the plot's x axis, whose measured costs are evenly spaced: the
+    index of its interval plus the fraction of it; None outside the sweep."""
+    for i, (low, high) in enumerate(zip(costs, costs[1:])):
+        if low <= u <= high:
+            return i + (u - low) / (high - low)
+    return None
+
+
+def plots(results):
+    """e5-crossover.png, a panel per concurrency, the measured costs evenly spaced; the
+    crossovers and the calibrated costs (where each real system sits) as vertical lines."""
+    swept = sweep(results)
+    if not swept:
+        return []
+    marks = calibration.marks(results.directory)
+    costs = sorted({u for c in swept.values() for u in c})
+    columns = ["cost"] + [f"{k}_c{c}" for c in swept for k in LINES]
+    rows = [[f"{u / 1000:g}"] + [results.figure(base(k, c, u), "requests_per_s")
+                                 for c in swept for k in LINES] for u in costs]
+    panels = []
+    for c in swept:
+        found = [(CROSSOVERS[name][1], value * 1000)
+                 for (name, cc), value in crossovers(results).items()
+                 if cc == c and value is not None and value * 1000 > costs[0]]
+        lines = [Line(f"{k}_c{c}", label(results, k), COLORS[k],
+                      dash=2 if k == "blocking-prefork" else 1) for k in LINES]
+        panel_marks = [(f"{position(costs, u):.3f}", f"{text} ({u / 1000:.2f} ms)")
+                       for text, u in list(marks) + found if position(costs, u) is not None]
+        panels.append(Panel(f"-c {c}", "cost", lines, xlabel="CPU per request (ms)",
+                            ylabel="requests/s (log scale)", logy=True, ymin=None,
+                            categories=True, marks=panel_marks, key="bottom left"))
+    return [Plot("e5-crossover", columns, rows, panels,
+                 title="E5: /html requests/s against the CPU each request costs",
+                 layout=(1, len(panels)), size=(620 * len(panels), 560))]
+
+
+def claims(results):
+    return []
+
+
+def headline(results):
+    """Each crossover's cost in ms (None: not within the sweep)."""
+    return {f"E5 {crossover_name(key)} (ms)": {"median": None if value is None else
+                                               round(value, 3)}
+            for key, value in crossovers(results).items()}
+
+
+def pair_rows(results, model, real):
+    return []

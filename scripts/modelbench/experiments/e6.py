@@ -1,0 +1,311 @@
+"""E6, the database across a network: /html under ab with MariaDB a round trip of 0 to 2 ms away,
+for the blocking server with a connection per request and with persistent connections, the async
+server and its cluster. The posts' setups had the database on the same host; production never
+does, and each model pays for a round trip differently.
+
+The delay comes from delay_proxy (tests/tools/delay_proxy): a TCP proxy between the server and
+MariaDB that holds every segment for half the round trip in each direction and makes a new
+connection pay the handshake (the greeting arrives 2 round trips after connect()). Every run
+gets its own proxy and a server started with `--db-host/--db-port` of the proxy; 0 ms goes
+through the proxy too, so the baseline has its costs. (This kernel has no netem qdisc; where
+`tc qdisc ... netem` works it could delay the loopback instead.)
+
+What a /html request pays per round trip d, when the round trips and not the CPU are the limit:
+
+  blocking per-request   connect (2 d: TCP handshake and the server's greeting), authenticate
+                         (1 d), then the two queries one after the other (2 d): 5 d, on the
+                         request's own thread; min(c, 150) threads at once
+  blocking persistent    the two queries: 2 d
+  async                  both queries at once on two pool connections: 1 d, but the pool has
+                         10 connections per worker, so 5 requests per worker are in flight
+
+so a closed loop of c clients gets at most slots / (k d) requests/s (slots: threads, or pool
+connections ÷ 2 for async; k: round trips per request), and never more than it got at 0 ms,
+where the CPU was the limit. The report compares that bound with what was measured.
+"""
+
+import contextlib
+import os
+import select
+import signal
+import statistics
+import subprocess
+from dataclasses import dataclass
+
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments.base import rounds
+from modelbench.report.plots import Line, Panel, Plot
+from modelbench.report.results import client_text
+from modelbench.report.tables import fmt, table
+
+KEY = "E6"
+TITLE = "E6 — the database across a network"
+IN_DEFAULT = False
+DELAYS_MS = (0, 0.2, 0.5, 1, 2)
+CONCURRENCIES = (20, 200)
+SIZES = {"smoke": {"delays_ms": (0, 2), "seconds": 1},
+         "default": {"delays_ms": DELAYS_MS, "seconds": 2},
+         "standard": {"delays_ms": DELAYS_MS, "seconds": 2},
+         "full": {"delays_ms": DELAYS_MS, "seconds": 5}}
+
+
+def max_workers(status):
+    return status[0]["blocking"]["max_workers"]
+
+
+def pool_connections(status):
+    """The async server's pool connections over all its workers."""
+    return sum(doc["async"]["pool"]["size"] for doc in status)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A server of E6: its name (run ids), label, system, cluster mode and flags, and what one
+    /html request pays: k round trips, and how many requests can wait on them at once
+    (slots(c, its /status documents after a run): the threads, or two pool connections each)."""
+
+    name: str
+    label: str
+    system: str
+    cluster: bool
+    flags: tuple
+    round_trips: int
+    slots: object
+    pays: str
+
+
+MODELS = (
+    Model("blocking-per-request", "blocking per-request", "blocking", False,
+          ("--db-connection", "per-request"), 5, lambda c, status: min(c, max_workers(status)),
+          "connect 2, authenticate 1, two queries in turn 2"),
+    Model("blocking-persistent", "blocking persistent", "blocking", False,
+          ("--db-connection", "persistent"), 2, lambda c, status: min(c, max_workers(status)),
+          "two queries in turn"),
+    Model("async", "async", "async", False, (), 1,
+          lambda c, status: min(c, pool_connections(status) // 2),
+          "both queries at once on two pool connections"),
+    Model("async-cluster", "async cluster", "async", True, (), 1,
+          lambda c, status: min(c, pool_connections(status) // 2),
+          "both queries at once; a pool per worker"),
+)
+
+
+def base_id(model, c, delay):
+    return f"e6-{model.name}-c{c}-rtt{delay:g}"
+
+
+def plan(ctx):
+    """A group per model and delay: its own proxy and server, the concurrencies in turn."""
+    size = SIZES[ctx.size]
+    groups = []
+    for model in MODELS:
+        if not ctx.has(model.system):
+            continue
+        server = ctx.server(model.system, cluster=model.cluster, own_flags=model.flags,
+                            key=model.name)
+        for delay in size["delays_ms"]:
+            runs = []
+            for c in CONCURRENCIES:
+                load = Load("ab", "/html", c, seconds=size["seconds"])
+                runs.append(Run(base_id(model, c, delay), f"E6 {model.label}, database "
+                                f"{delay:g} ms away: {load.text()}", KEY, server, load,
+                                record={"rtt_ms": delay}))
+            groups.append(Group(runs, around=lambda checkout, prefix, d=delay:
+                                delayed_database(checkout, d, prefix)))
+    return [Part(groups, rounds(ctx.size))] if groups else []
+
+
+# ---------------------------------------------------------------------------------------------
+# The delaying proxy of a run
+
+PROXY_READY_S = 10.0
+
+
+class ProxyError(Exception):
+    pass
+
+
+def database_address():
+    """Where the servers find MariaDB when no flag says otherwise (the private one; scripts/
+    lib/cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it)."""
+    return (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
+            f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
+
+
+@contextlib.contextmanager
+def delayed_database(checkout, rtt_ms, log_prefix):
+    """delay_proxy in front of the database for the block: yields the flags that point a server
+    at it. Its output (the ready line, its totals when it stops) goes to LOG_PREFIX.proxy.log."""
+    command = [checkout.binary("delay_proxy"), "--target", database_address(), "--listen",
+               "127.0.0.1:0", "--rtt-ms", f"{rtt_ms:g}"]
+    log_path = log_prefix + ".proxy.log"
+    with open(log_path, "w") as log:
+        try:
+            proxy = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log,
+                                     stdin=subprocess.DEVNULL, text=True)
+        except OSError as error:
+            raise ProxyError(f"cannot start {command[0]}: {error}") from error
+    try:
+        ready = select.select([proxy.stdout], [], [], PROXY_READY_S)[0]
+        line = proxy.stdout.readline() if ready else ""
+        if not line.startswith("listening on "):
+            raise ProxyError(f"{' '.join(command)} did not get ready (see {log_path})")
+        host, _, port = line.split()[-1].rpartition(":")
+        yield ["--db-host", host, "--db-port", port]
+    finally:
+        proxy.send_signal(signal.SIGTERM)
+        try:
+            rest, _ = proxy.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proxy.kill()
+            rest, _ = proxy.communicate()
+        with open(log_path, "a") as log:
+            log.write(rest)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+def bound(slots, model, delay, rate_at_zero):
+    """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured; None
+    when 0 ms was not measured."""
+    if rate_at_zero is None:
+        return None
+    if delay == 0:
+        return rate_at_zero
+    return min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
+
+
+def latency_per_rtt(results, model, c, delays):
+    """Mean latency added per ms of round trip: the slope of a least-squares line through the
+    medians over the delays (None with fewer than two)."""
+    points = [(d, results.figure(base_id(model, c, d), "mean_ms")) for d in delays]
+    points = [(d, ms) for d, ms in points if ms is not None]
+    if len(points) < 2:
+        return None
+    return statistics.linear_regression(*zip(*points)).slope
+
+
+def measured(results, delays):
+    """The models, concurrencies and delays with a run, in table order."""
+    return [(m, c) for m in MODELS for c in CONCURRENCIES
+            if any(results.has(base_id(m, c, d)) for d in delays)]
+
+
+def delays_run(results):
+    return [d for d in DELAYS_MS
+            if any(results.has(base_id(m, c, d)) for m in MODELS for c in CONCURRENCIES)]
+
+
+def section(results):
+    delays = delays_run(results)
+    if not delays:
+        return ""
+    pairs = measured(results, delays)
+    parts = [
+        "## E6 — the database across a network",
+        "",
+        "`ab -c 20` and `-c 200` against `/html` with MariaDB behind `delay_proxy`, a TCP "
+        "proxy that adds a round trip of 0 to 2 ms (half each way, and the handshake to a new "
+        "connection); each run has its own proxy and a server started with `--db-host` and "
+        "`--db-port` of the proxy, so 0 ms includes the proxy's own costs. A cell is requests/s "
+        "and the mean response time (medians over the rounds).",
+        "",
+    ]
+    for c in CONCURRENCIES:
+        models = [m for m, cc in pairs if cc == c]
+        if not models:
+            continue
+        rows = []
+        for d in delays:
+            row = [f"{d:g} ms"]
+            for m in models:
+                base = base_id(m, c, d)
+                rate, mean = (results.figure(base, "requests_per_s"),
+                              results.figure(base, "mean_ms"))
+                row.append("–" if rate is None else f"{fmt(rate, 0)} req/s, {fmt(mean, 1)} ms")
+            rows.append(row)
+        parts += [f"### {client_text(results.record(base_id(models[0], c, delays[0])))}",
+                  "", table(["round trip"] + [cluster_label(m, results.cores) for m in models],
+                            rows), ""]
+    parts += [
+        "### What each model pays per round trip",
+        "",
+        "Round trips of one /html request (k) and how many requests can wait on them at once "
+        "(slots: the request threads, at most the server's cap; for async its pool "
+        "connections, two per request; both from the server's /status). While the round trips rather than the CPU are the limit, c "
+        "clients get at most slots ÷ (k × d) requests/s and each request waits about "
+        "k × c ÷ slots round trips (Little's law); *bound* is that rate, capped by the 0 ms "
+        "figure, where the CPU was the limit; *added latency* is the slope of the mean response "
+        "time over the delays measured, against k × c ÷ slots.",
+        "",
+    ]
+    rows = []
+    for m, c in pairs:
+        status = next((results.status(base_id(m, c, d)) for d in delays
+                       if results.status(base_id(m, c, d))), [])
+        if not status:
+            continue
+        slots = m.slots(c, status)
+        zero = results.figure(base_id(m, c, 0), "requests_per_s")
+        worst = delays[-1]
+        rate = results.figure(base_id(m, c, worst), "requests_per_s")
+        limit = bound(slots, m, worst, zero)
+        slope = latency_per_rtt(results, m, c, delays)
+        rows.append([cluster_label(m, results.cores), str(c), f"{m.round_trips} ({m.pays})",
+                     str(slots),
+                     fmt(rate, 0), fmt(limit, 0),
+                     "–" if rate is None or not limit else f"{rate / limit:.2f}",
+                     fmt(slope, 1), f"{m.round_trips * c / slots:.1f}"])
+    parts += [table(["server", "c", "k: round trips per request", "slots",
+                     f"req/s at {delays[-1]:g} ms", "bound", "measured ÷ bound",
+                     "added latency (ms per ms of round trip)", "k × c ÷ slots"], rows), ""]
+    if os.path.exists(os.path.join(results.directory, PLOT)):
+        parts += [f"![{PLOT}]({PLOT})", ""]
+    return "\n".join(parts)
+
+
+def cluster_label(model, cores):
+    return f"async cluster ×{cores}" if model.cluster else model.label
+
+
+# ---------------------------------------------------------------------------------------------
+# The plot
+
+PLOT = "e6-database-latency.png"
+COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
+
+
+def plots(results):
+    delays = delays_run(results)
+    if not delays:
+        return []
+    pairs = measured(results, delays)
+    columns = ["rtt_ms"] + [f"{m.name}_c{c}_{what}" for m, c in pairs for what in ("rps", "mean")]
+    rows = [[d] + [results.figure(base_id(m, c, d), key) for m, c in pairs
+                   for key in ("requests_per_s", "mean_ms")] for d in delays]
+    panels = []
+    for c in CONCURRENCIES:
+        for what, ylabel in (("rps", "requests/s"), ("mean", "mean response (ms)")):
+            lines = [Line(f"{m.name}_c{c}_{what}", cluster_label(m, results.cores),
+                          COLORS[MODELS.index(m)]) for m, cc in pairs if cc == c]
+            if lines:
+                panels.append(Panel(f"/html, ab -c {c}: {ylabel}", "rtt_ms", lines,
+                                    xlabel="round trip to the database (ms)", ylabel=ylabel,
+                                    key="top right"))
+    return [Plot(PLOT.removesuffix(".png"), columns, rows, panels,
+                 title="E6: /html with the database a round trip away", layout=(2, 2),
+                 size=(1100, 800))]
+
+
+def claims(results):
+    return []
+
+
+def headline(results):
+    return {}
+
+
+def pair_rows(results, model, real):
+    return []

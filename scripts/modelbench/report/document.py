@@ -1,0 +1,310 @@
+"""report.md and results.csv of a reproduce results directory (runs/*.json, steps.tsv,
+checks.txt, settings.json): the environment, how the runs were made (rounds, warm-ups, a quiet
+machine), each experiment's own section in the order of modelbench.experiments, the models
+against the real systems, the verdicts and findings, the runs that failed; and one row per run,
+every figure a column, in results.csv. The plots are drawn first, so that sections link only
+the plots that exist.
+"""
+
+import csv
+import json
+import os
+import platform
+import re
+
+from modelbench import systems
+from modelbench.engine.serverstatus import AGREE_PCT
+from modelbench.report import plots
+from modelbench.report.results import Results, load_runs
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import NOT_REPRODUCED, median
+
+META_COLUMNS = ["id", "base", "round", "attempt", "experiment", "server", "system", "variant",
+                "calibrated", "server_flags", "rtt_ms", "endpoint", "tool", "concurrency",
+                "requests", "seconds", "status", "cause", "command"]
+WARMUP_COLUMNS = ["warmup_s", "warmup_steady", "warmup_processes_before",
+                  "warmup_processes_after", "warmup_requests_per_s"]
+FIGURE_COLUMNS = [
+    "complete", "failed", "failed_length", "failed_other", "non2xx", "requests_per_s", "mean_ms",
+    "p50_ms", "p90_ms", "p99_ms", "max_ms", "transfer_kib_s", "duration_s", "document_bytes",
+    "availability_pct", "siege_concurrency", "successful",
+    "iterations", "real_s", "user_s", "sys_s", "iterations_per_s",
+    "delay_ms", "response_ms", "task_two_after_task_one_ms", "task_two_after_response",
+    "task_three_before_task_two",
+    "wall_s", "cores", "server_cpu_s", "server_cpu_pct_core", "server_cpu_pct_machine",
+    "server_cpu_source", "status_cpu_s", "status_cpu_diff_pct", "status_cpu_agrees",
+    "db_cpu_s", "db_cpu_pct_core", "db_cpu_pct_machine", "client_cpu_s", "client_cpu_pct_core",
+    "client_cpu_pct_machine", "machine_busy_pct", "other_cpu_pct", "server_peak_threads",
+    "server_peak_processes", "server_peak_rss_mib", "server_db_connects", "requests_by_worker",
+    "listen_overflows", "listen_drops", "syn_retransmits",
+]
+
+
+def read_json(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {} if default is None else default
+
+
+def write_json(path, value):
+    with open(path, "w") as f:
+        json.dump(value, f, indent=1, ensure_ascii=False)
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def warmup_cells(run):
+    warm = run.get("warmup")
+    if not warm:
+        return [""] * len(WARMUP_COLUMNS)
+    return [warm["seconds"], int(warm["steady"]), warm["processes_before"],
+            warm["processes_after"], warm["slices"][-1]["requests_per_s"] if warm["slices"]
+            else ""]
+
+
+def write_csv(results, path):
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(META_COLUMNS + WARMUP_COLUMNS + FIGURE_COLUMNS)
+        for run in results.runs.values():
+            figures = run.get("figures", {})
+            writer.writerow([run.get(c, "") for c in META_COLUMNS] + warmup_cells(run) +
+                            [figures.get(c, "") for c in FIGURE_COLUMNS])
+
+
+def environment(results, settings):
+    cpu = next((line.split(":", 1)[1].strip() for line in read_text("/proc/cpuinfo").splitlines()
+                if line.startswith("model name")), "?")
+    versions = settings.get("versions", {})
+    return "\n".join([
+        f"- run: {settings.get('started', '?')} UTC, size `{settings.get('size', '?')}`, "
+        f"command `{settings.get('command', '?')}`",
+        f"- machine: {results.cores} cores ({cpu}), {platform.system()} {platform.release()}",
+        "- systems: " + "; ".join(f"{name}: {text}" for name, text in
+                                  versions.get("systems", {}).items()),
+        "- tools: " + "; ".join(versions.get("tools", {}).values()),
+        "- the load tool, the server and mariadbd share these cores: compare the systems within "
+        "this run, not with the posts' absolute figures.",
+    ])
+
+
+def section_runs(results, settings):
+    kept = [run for run in results.runs.values()
+            if run.get("status") == "ok" and "other_cpu_pct" in run.get("figures", {})]
+    others = [run["figures"]["other_cpu_pct"] for run in kept]
+    again = sum(1 for run in results.runs.values() if run.get("attempt", 1) > 1)
+    warm = [run["warmup"] for run in results.runs.values() if run.get("warmup")]
+    unsteady = sum(1 for w in warm if not w["steady"])
+    minutes = fmt(settings["run_s"] / 60, 1) if "run_s" in settings else "?"
+    return "\n".join([
+        "## How the runs were made",
+        "",
+        "Each experiment's runs are made in rounds, the servers interleaved: every round runs "
+        "each server's runs once, the servers' order turned by one place per round. A server "
+        "is started once for its runs and stays up across the rounds of its experiment (a "
+        "server per cost in E5, per delay in E6); before each load run it is warmed up at the "
+        "run's concurrency in one-second slices of ab until its processes stop growing and two "
+        "slices agree within 10 % (or a slice agrees with the same run's rate in the round "
+        "before), and the machine is waited for until other processes keep less than 10 % of "
+        "it busy. A figure in a table is the median over the rounds; a range is the lowest to "
+        "the highest round; a ratio between two servers is taken within each round and then "
+        "summarised the same way.",
+        "",
+        f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
+        f"the machine meanwhile: {again}",
+        f"- other processes' share of the machine during the kept runs: median "
+        f"{fmt(median(others), 1)} %, at most {fmt(max(others) if others else None, 1)} %",
+        f"- warm-ups: {len(warm)}, median {fmt(median(w['seconds'] for w in warm), 0)} s, "
+        f"longest {fmt(max((w['seconds'] for w in warm), default=None), 0)} s; "
+        f"{unsteady} ended at the {settings.get('warmup_max_s', '?')} s cap before they were "
+        "steady (the table *Warm-ups* at the end gives each)",
+        f"- time of the runs: {minutes} minutes",
+        status_agreement(kept),
+        "",
+    ])
+
+
+def status_agreement(kept):
+    """A line on the servers' own /status against /proc: the CPU both counted over each run of a
+    local C++ server ('' when no run had both)."""
+    checked = [run["figures"] for run in kept if "status_cpu_agrees" in run["figures"]]
+    if not checked:
+        return ""
+    differences = [abs(f["status_cpu_diff_pct"]) for f in checked
+                   if f.get("status_cpu_diff_pct") is not None]
+    disagree = sum(1 for f in checked if not f["status_cpu_agrees"])
+    return (f"- the server's CPU by its own `/status` against `/proc`, over each run of a C++ "
+            f"server here: {len(checked) - disagree} of {len(checked)} runs agree within "
+            f"{AGREE_PCT:.0f} % (or a clock tick per process); the largest difference "
+            f"{fmt(max(differences) if differences else None, 1)} %" +
+            (f"; **{disagree} disagree** (noted under their tables)" if disagree else ""))
+
+
+def pairs():
+    """(model, real system) of every model and the system it stands for, and of their cluster
+    variants when both have one."""
+    out = []
+    for model in systems.ALL:
+        if model.stands_for:
+            out.append((model.name, model.stands_for))
+    for model in systems.ALL:
+        if model.stands_for and model.cluster_flags and systems.get(model.stands_for).cluster_flags:
+            out.append((f"{model.name}-cluster", f"{model.stands_for}-cluster"))
+    return out
+
+
+def section_models(results, experiments):
+    parts = []
+    for model, real in pairs():
+        rows = [row for experiment in experiments
+                for row in experiment.pair_rows(results, model, real)]
+        if rows:
+            parts += [f"### {results.label(model)} ↔ {results.label(real)}", "",
+                      table(["", results.label(model), results.label(real), "model ÷ real"],
+                            rows), ""]
+    if not parts:
+        return ""
+    return "\n".join([
+        "## Model against the real system",
+        "",
+        "Each model beside the real system it stands for, on the same machine, database and "
+        "load: medians over the rounds with their range, and the model's figure over the real "
+        "system's (ratios taken within each round). The shape is how requests/s change from one "
+        "concurrency to the next; CPU per request is the process tree's CPU time over the "
+        "requests answered.",
+        "",
+    ] + parts)
+
+
+def section_verdicts(claims):
+    if not claims:
+        return ""
+    rows = []
+    for c in claims:
+        for name, side in (("real systems", c.real), ("models", c.model)):
+            evidence = side.evidence
+            if side.verdict == NOT_REPRODUCED:
+                evidence += f". **Cause:** {side.cause}"
+            rows.append([f"{c.claim}. Criterion: {c.criterion}." if name == "real systems"
+                         else "〃", name, evidence, f"**{side.verdict}**"])
+    return "\n".join([
+        "## Verdicts",
+        "",
+        "Each claim of the posts, judged for the real systems (php, node) and for the models "
+        "(blocking, async) from the ranges over the rounds: reproduced when the whole range "
+        "meets the criterion, not reproduced when none of it does (with the measured cause), "
+        "**inconclusive** when it straddles the criterion.",
+        "",
+        verdict_table(claims),
+        "",
+        "## Findings",
+        "",
+        table(["claim and criterion", "for", "evidence in this run", "verdict"], rows),
+        "",
+    ])
+
+
+def verdict_table(claims):
+    return table(["claim", "real systems", "models"],
+                 [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"] for c in claims])
+
+
+def section_checks(directory):
+    text = read_text(os.path.join(directory, "checks.txt")).strip()
+    return "\n".join(["## Checks before the runs", "", text, ""]) if text else ""
+
+
+def section_failures(directory):
+    failed = [line.split("\t") for line in read_text(os.path.join(directory, "steps.tsv"))
+              .splitlines() if "\tfailed\t" in line]
+    if not failed:
+        return ""
+    rows = [[f[0], f[2] if len(f) > 2 else "", f"`{f[3]}`" if len(f) > 3 and f[3] else ""]
+            for f in failed]
+    return "\n".join(["## Steps that failed", "", table(["step", "cause", "log"], rows), ""])
+
+
+def section_warmups(results):
+    rows = []
+    for base, by_round in results.by_base.items():
+        warm = [(r, run["warmup"]) for r, run in sorted(by_round.items()) if run.get("warmup")]
+        if warm:
+            rows.append([f"`{base}`"] + ["; ".join(
+                f"r{r}: {w['seconds']} s, {w['processes_before']} → {w['processes_after']} "
+                f"processes, {w['slices'][-1]['requests_per_s']:,.0f} req/s"
+                + ("" if w["steady"] else " (cap)") for r, w in warm)])
+    if not rows:
+        return ""
+    return "\n".join(["## Warm-ups", "",
+                      "What each run's warm-up did, round by round: its seconds, the server's "
+                      "processes before and after it, its last slice's requests/s.", "",
+                      table(["run", "warm-ups"], rows), ""])
+
+
+def cpu_split(results):
+    """The CPU split plot: the heaviest run (the most busy machine) of each experiment and
+    server, in % of the machine."""
+    heaviest = {}
+    for base, by_round in results.by_base.items():
+        run = next(iter(by_round.values()))
+        key = (run.get("experiment"), run.get("server"))
+        busy = results.figure(base, "machine_busy_pct")
+        if busy is not None and results.figure(base, "server_cpu_pct_machine") is not None and \
+                busy > heaviest.get(key, (None, -1))[1]:
+            heaviest[key] = (base, busy)
+    rows = []
+    for (experiment, server), (base, busy) in heaviest.items():
+        parts = [results.figure(base, f"{who}_cpu_pct_machine") or 0.0
+                 for who in ("server", "db", "client")]
+        rows.append([f"{experiment} {results.label(server)}", *parts,
+                     max(0.0, busy - sum(parts))])
+    colors = ("#2471a3", "#d68910", "#7d3c98", "#aab7b8")
+    names = ("server", "mariadbd", "load tool", "other")
+    return plots.Plot("cpu-split", ["run", "server", "db", "client", "other"], rows,
+                      [plots.Panel("CPU during the heaviest run of each experiment and server "
+                                   "(% of the machine)", "run",
+                                   [plots.Line(column, name, color) for column, name, color in
+                                    zip(("server", "db", "client", "other"), names, colors)],
+                                   ylabel="% of all cores", stacked=True)],
+                      size=(1100, 560))
+
+
+def write(directory, experiments):
+    """Writes results.csv, the plots and report.md; returns (the claims, the plots not drawn)."""
+    results = Results(directory, load_runs(directory))
+    settings = read_json(os.path.join(directory, "settings.json"))
+    write_csv(results, os.path.join(directory, "results.csv"))
+    try:
+        plot_errors = plots.render(directory, [p for e in experiments for p in e.plots(results)]
+                                   + [cpu_split(results)])
+    except OSError as error:
+        plot_errors = [str(error)]
+    claims = [c for e in experiments for c in e.claims(results)]
+    sections = ["# modelbench: the posts' experiments, reproduced on this machine", "",
+                environment(results, settings), "", read_text(os.path.join(directory,
+                                                                           "remote.md")),
+                section_checks(directory), section_runs(results, settings)]
+    sections += [e.section(results) for e in experiments]
+    sections += [section_models(results, experiments), section_verdicts(claims)]
+    if os.path.exists(os.path.join(directory, "cpu-split.png")):
+        sections += ["## CPU split", "", "![cpu-split.png](cpu-split.png)", ""]
+    sections += [section_failures(directory), section_warmups(results), "## Files", "",
+                 "`summary.json` (the verdicts and headline figures, for programs; its keys: "
+                 "docs/results.md), `results.csv` (one row per run, every figure a column), "
+                 "`runs/` (one JSON per run), `raw/` (every tool's output, the servers' logs and "
+                 "files, the models' /status after each run), `plots/` (the plots' data and "
+                 "gnuplot scripts). What the experiments are: docs/experiments.md.", ""]
+    if plot_errors:
+        sections += ["Plots not drawn: " + "; ".join(plot_errors), ""]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(sections))
+    with open(os.path.join(directory, "report.md"), "w") as f:
+        f.write(text)
+    return results, claims, plot_errors

@@ -1,0 +1,147 @@
+"""The table every load-run section shares: one column per server (a base id), each figure the
+median over the rounds; the kernel's listen-queue counters; notes under a table."""
+
+from modelbench.engine.serverstatus import AGREE_PCT, STATUS
+from modelbench.report.tables import fmt, range_cell, ratio_cell, spread_cell
+from modelbench.report.verdicts import Spread
+
+
+def columns_of(results, pattern, keys):
+    """(label, base) of the servers among keys whose run pattern.format(key) ran."""
+    return [(results.label(k), pattern.format(k)) for k in keys
+            if results.has(pattern.format(k))]
+
+
+def load_rows(results, bases, extra=()):
+    """The rows every load-run table shares, one column per base id."""
+    def row(label, key, digits=1, scale=1.0):
+        return [label] + [fmt(results.figure(b, key), digits, scale) for b in bases]
+
+    def percentile(base, key):
+        value = results.figure(base, key)
+        # siege's single times have 10 ms resolution: 0 means "under 10 ms".
+        if value == 0 and results.record(base).get("tool") == "siege":
+            return "<10"
+        return fmt(value, 1)
+
+    def per_request(who):
+        return [fmt(results.per_request_ms(b, who), 3) for b in bases]
+
+    rows = [
+        row("requests/s", "requests_per_s"),
+        ["requests/s, range over the rounds"] +
+        [range_cell(results.spread(b, "requests_per_s")) for b in bases],
+        row("mean response time (ms)", "mean_ms", 2),
+        ["p50 / p90 / p99 (ms)"] + [
+            " / ".join(percentile(b, k) for k in ("p50_ms", "p90_ms", "p99_ms")) for b in bases],
+        row("longest (ms)", "max_ms"),
+        row("throughput (MiB/s)", "transfer_kib_s", 2, 1 / 1024),
+        row("failed requests", "failed", 0),
+        row("non-2xx responses", "non2xx", 0),
+    ]
+    rows += list(extra)
+    rows += [
+        ["CPU server, % of one core (of the machine)"] + [results.cpu(b, "server") for b in bases],
+        ["CPU server per request (ms)"] + per_request("server"),
+    ]
+    if any(results.figure(b, "status_cpu_s") is not None or
+           results.record(b).get("figures", {}).get("server_cpu_source") == STATUS for b in bases):
+        rows.append(["CPU server: its own /status (against /proc)"] +
+                    [status_cell(results, b) for b in bases])
+    rows += [
+        ["CPU mariadbd, % of one core (of the machine)"] + [results.cpu(b, "db") for b in bases],
+        ["CPU mariadbd per request (ms)"] + per_request("db"),
+        ["CPU load tool, % of one core (of the machine)"] +
+        [results.cpu(b, "client") for b in bases],
+        row("machine busy (%)", "machine_busy_pct"),
+        row("peak threads of the server", "server_peak_threads", 0),
+        row("peak processes of the server", "server_peak_processes", 0),
+        row("peak RSS of the server (MiB)", "server_peak_rss_mib"),
+    ]
+    if any(results.figure(b, "server_db_connects") is not None for b in bases):
+        # Only the models count them (/status); the real systems have no such counter.
+        rows.append(["database connections opened (model's /status)"] +
+                    [fmt(results.figure(b, "server_db_connects"), 0)
+                     if results.figure(b, "status_cpu_s") is not None else "n/a"
+                     for b in bases])
+    return rows
+
+
+def status_cell(results, base):
+    """The server's CPU by its own /status: the only figure for a remote server; beside /proc's,
+    the median of both and their difference, flagged when a round's exceeds the tolerance."""
+    figures = results.record(base).get("figures", {})
+    if figures.get("server_cpu_source") == STATUS:
+        return f"{fmt(results.figure(base, 'server_cpu_s'), 2)} s (remote: /status only)"
+    status = results.figure(base, "status_cpu_s")
+    if status is None:
+        return "n/a (no /status)"
+    diff = results.figure(base, "status_cpu_diff_pct")
+    agree = "" if all(results.values(base, "status_cpu_agrees")) else "; **disagree**"
+    return (f"{fmt(status, 2)} s vs {fmt(results.figure(base, 'server_cpu_s'), 2)} s "
+            f"({'–' if diff is None else f'{diff:+.1f} %'}{agree})")
+
+
+def table_notes(results, bases):
+    """Notes under a table: what happened to a run (a hung tool), a server whose own /status
+    disagreed with /proc about its CPU, and runs whose load tool used most of a core, where it
+    rather than the server was measured."""
+    notes = []
+    for base in bases:
+        for round_, run in results.rounds(base).items():
+            run_id = run["id"]
+            if run.get("note"):
+                notes.append(f"`{run_id}`: {run['note']}.")
+            f = run["figures"]
+            if f.get("status_cpu_agrees") == 0:
+                notes.append(f"`{run_id}`: the server's /status counted {f['status_cpu_s']} s "
+                             f"of CPU, /proc {f['server_cpu_s']} s: more than "
+                             f"{AGREE_PCT:.0f} % apart.")
+            cpu = run["figures"].get("client_cpu_pct_core")
+            if cpu is not None and cpu >= 90:
+                tool = run.get("tool")
+                notes.append(f"`{run_id}`: {tool} used {cpu:.0f} % of a core, so {tool} rather "
+                             "than the server was the limit of that run.")
+    return ["", "Note: " + " ".join(notes)] if notes else []
+
+
+def counter_rows(results, bases):
+    return [["listen queue overflows (ListenOverflows)"] +
+            [range_or_value(results.spread(b, "listen_overflows")) for b in bases],
+            ["listen drops (ListenDrops)"] +
+            [range_or_value(results.spread(b, "listen_drops")) for b in bases],
+            ["SYN retransmits (TCPSynRetrans)"] +
+            [range_or_value(results.spread(b, "syn_retransmits")) for b in bases],
+            ["longest, range over the rounds (ms)"] +
+            [range_cell(results.spread(b, "max_ms"), 0) for b in bases]]
+
+
+def range_or_value(spread):
+    """A count over the rounds: its median, and its range when the rounds differ."""
+    if spread is None:
+        return "–"
+    if spread.low == spread.high:
+        return fmt(spread.median, 0)
+    return f"{fmt(spread.median, 0)} ({spread.low:,.0f}–{spread.high:,.0f})"
+
+
+
+
+def pair_row(results, label, model_base, real_base, key, digits=1):
+    """A row of the model-against-real tables: the model's figure and the real system's over
+    the rounds, and the model's over the real one's taken round by round ([] when neither ran)."""
+    m, r = results.spread(model_base, key), results.spread(real_base, key)
+    if m is None and r is None:
+        return []
+    ratio = results.paired([model_base, real_base], key, lambda a, b: a / b if b else None)
+    return [[label, spread_cell(m, digits), spread_cell(r, digits), ratio_cell(ratio)]]
+
+
+def pair_derived_row(results, label, model_values, real_values, digits):
+    """The same for a figure derived per round (CPU per request): the ratio of the medians."""
+    m, r = Spread.of(model_values), Spread.of(real_values)
+    if m is None and r is None:
+        return []
+    ratio = None if m is None or r is None or not r.median else m.median / r.median
+    return [[label, spread_cell(m, digits), spread_cell(r, digits),
+             "–" if ratio is None else f"×{ratio:.2f}"]]

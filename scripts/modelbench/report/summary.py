@@ -1,0 +1,97 @@
+"""summary.json, the results a program reads (its keys: docs/results.md), and the comparison of
+two runs from their summary.json: which verdicts changed, and each headline figure's ratio."""
+
+import json
+import os
+import platform
+
+from modelbench.report.tables import table
+
+FORMAT = 1
+# A headline figure that moved by more than this between two runs is flagged.
+MOVED = 0.10
+
+
+def spread_json(spread):
+    if spread is None:
+        return None
+    return {"median": round(spread.median, 4), "low": round(spread.low, 4),
+            "high": round(spread.high, 4), "runs": spread.count}
+
+
+def side_json(side):
+    return {"verdict": side.verdict, "evidence": side.evidence, "cause": side.cause,
+            "statistic": spread_json(side.statistic)}
+
+
+def machine():
+    memory = 0
+    try:
+        with open("/proc/meminfo") as f:
+            memory = int(f.readline().split()[1]) // 1024 // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return {"cores": os.cpu_count(), "kernel": platform.release(), "memory_gib": memory,
+            "machine": platform.machine()}
+
+
+def write(directory, settings, claims, experiments, results, failures):
+    summary = {
+        "format": FORMAT,
+        "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s",
+                                                    "runs", "remeasured")},
+        "machine": machine(),
+        "versions": settings.get("versions", {}),
+        "settings": {key: value for key, value in settings.items() if key != "versions"},
+        "claims": [{"key": c.key, "claim": c.claim, "criterion": c.criterion,
+                    "real": side_json(c.real), "models": side_json(c.model)} for c in claims],
+        "headline": {name: figure for e in experiments
+                     for name, figure in e.headline(results).items()},
+        "failures": failures,
+    }
+    with open(os.path.join(directory, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1, ensure_ascii=False)
+    return summary
+
+
+def load(directory):
+    path = os.path.join(directory, "summary.json")
+    with open(path) as f:
+        summary = json.load(f)
+    if summary.get("format") != FORMAT:
+        raise ValueError(f"{path}: format {summary.get('format')}, this harness reads {FORMAT}")
+    return summary
+
+
+def compare(a, b, name_a="A", name_b="B"):
+    """The text comparing two summaries: verdicts that changed (claim, side, A → B), then every
+    headline figure both have with the ratio B ÷ A, moved ones flagged."""
+    claims_a = {c["key"]: c for c in a["claims"]}
+    changed, same = [], 0
+    for claim in b["claims"]:
+        other = claims_a.get(claim["key"])
+        if other is None:
+            continue
+        for side in ("real", "models"):
+            before, after = other[side]["verdict"], claim[side]["verdict"]
+            if before != after:
+                changed.append([claim["key"], side, before, after])
+            else:
+                same += 1
+    rows = []
+    for name, figure in b["headline"].items():
+        other = a["headline"].get(name)
+        if not other or other.get("median") is None or figure.get("median") is None:
+            continue
+        ratio = figure["median"] / other["median"] if other["median"] else None
+        moved = ratio is not None and abs(ratio - 1) > MOVED
+        rows.append([name, f"{other['median']:g}", f"{figure['median']:g}",
+                     "–" if ratio is None else f"×{ratio:.2f}" + (" **moved**" if moved else "")])
+    lines = [f"A: {name_a} ({a['run'].get('started')}, size {a['run'].get('size')})",
+             f"B: {name_b} ({b['run'].get('started')}, size {b['run'].get('size')})", "",
+             f"Verdicts: {len(changed)} changed, {same} the same."]
+    if changed:
+        lines += ["", table(["claim", "side", "A", "B"], changed)]
+    lines += ["", f"Headline figures (moved: more than ±{MOVED * 100:.0f} %):", "",
+              table(["figure", "A", "B", "B ÷ A"], rows) if rows else "none in common"]
+    return "\n".join(lines) + "\n", changed

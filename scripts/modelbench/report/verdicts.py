@@ -1,0 +1,129 @@
+"""Figures of repeated runs and the verdicts drawn from them: the median and the range of a
+figure over the rounds, a verdict against a criterion that a range can straddle, and a claim
+judged twice, for the real systems and for the models.
+
+A criterion is a threshold (`at_least`, `at_most`) or an interval (`within`). A range entirely on
+the criterion's side gives REPRODUCED, entirely off it NOT_REPRODUCED, and a range that straddles
+a bound INCONCLUSIVE: the rounds disagree, so one run's verdict would be noise. A claim's
+verdict of NOT_REPRODUCED comes with its measured cause.
+"""
+
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
+INCONCLUSIVE, NOT_MEASURED = "inconclusive", "not measured"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_MEASURED)
+
+
+def median(values):
+    """The median of the values that are not None; None when there are none."""
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A figure over repetitions: its median, lowest and highest value, and how many there were
+    (values that are None, runs that failed, are left out)."""
+
+    median: float
+    low: float
+    high: float
+    count: int
+
+    @classmethod
+    def of(cls, values):
+        """The Spread of the values that are not None; None when there are none."""
+        values = [v for v in values if v is not None]
+        if not values:
+            return None
+        return cls(statistics.median(values), min(values), max(values), len(values))
+
+    def text(self, digits=2, prefix="", suffix=""):
+        """'×1.41 [×1.26–×1.52, 3 runs]', or '×1.41 [1 run]'."""
+        def one(value):
+            return f"{prefix}{value:,.{digits}f}{suffix}"
+
+        if self.count == 1:
+            return f"{one(self.median)} [1 run]"
+        return f"{one(self.median)} [{one(self.low)}–{one(self.high)}, {self.count} runs]"
+
+
+def at_least(spread, threshold):
+    if spread is None:
+        return NOT_MEASURED
+    if spread.low >= threshold:
+        return REPRODUCED
+    return NOT_REPRODUCED if spread.high < threshold else INCONCLUSIVE
+
+
+def at_most(spread, threshold):
+    if spread is None:
+        return NOT_MEASURED
+    if spread.high <= threshold:
+        return REPRODUCED
+    return NOT_REPRODUCED if spread.low > threshold else INCONCLUSIVE
+
+
+def within(spread, low, high):
+    if spread is None:
+        return NOT_MEASURED
+    if low <= spread.low and spread.high <= high:
+        return REPRODUCED
+    return NOT_REPRODUCED if spread.high < low or spread.low > high else INCONCLUSIVE
+
+
+def all_of(*verdicts):
+    """The verdict of a claim whose criterion has several parts: not reproduced when any part
+    clearly fails, else not measured or inconclusive when any part is, else reproduced."""
+    for verdict in (NOT_REPRODUCED, NOT_MEASURED, INCONCLUSIVE):
+        if verdict in verdicts:
+            return verdict
+    return REPRODUCED
+
+
+@dataclass
+class Side:
+    """One side's judgement of a claim: what was measured, the verdict, for a verdict of 'not
+    reproduced' the measured cause, and the statistic the verdict mostly rests on (a Spread)."""
+
+    evidence: str
+    verdict: str
+    cause: str = ""
+    statistic: object = None
+
+
+@dataclass
+class Claim:
+    """A claim of the posts: its key (summary.json, --compare), what it says, the criterion, and
+    its judgement for the real systems and for the models."""
+
+    key: str
+    claim: str
+    criterion: str
+    real: Side
+    model: Side
+
+
+def spread_text(spread, digits=2, prefix="", suffix=""):
+    return "–" if spread is None else spread.text(digits, prefix, suffix)
+
+
+def judged(evidence, verdict, cause: Callable, statistic=None):
+    """A Side; cause() is asked for only when the verdict is not reproduced."""
+    return Side(evidence, verdict, cause() if verdict == NOT_REPRODUCED else "", statistic)
+
+
+def needs(*bases):
+    return Side(f"needs {', '.join(bases)}", NOT_MEASURED)
+
+
+def ratio_side(results, numerator, denominator, key, judge, describe, cause):
+    """A side judged on numerator's figure over denominator's, round by round: judge(spread)
+    the verdict, describe(spread) the evidence, cause() the cause of a 'not reproduced'."""
+    ratio = results.paired([numerator, denominator], key, lambda a, b: a / b if b else None)
+    if ratio is None:
+        return needs(numerator, denominator)
+    return judged(describe(ratio), judge(ratio), cause, ratio)

@@ -1,0 +1,281 @@
+"""reproduce: the posts' experiments on the real systems and on the C++ models standing for them,
+every claim judged for both sides. It installs and builds what the chosen systems need, starts
+the private MariaDB when it is not running, checks the system limits the posts ran into, runs
+every experiment's plan through the engine (a failed run is reported and the rest still run),
+and writes results/<timestamp>/: report.md, summary.json, results.csv, the plots, runs/ and
+raw/. The terminal ends with the verdicts and the paths; the last line says what is left
+running. Exit status 0 when every run succeeded, 1 when any failed, 2 on bad arguments.
+"""
+
+import datetime
+import os
+import sys
+
+from modelbench import checks, experiments, prepare, remote, systems
+from modelbench.checkout import Checkout
+from modelbench.engine import machine, plan, processes
+from modelbench.engine.engine import Engine, estimate_plan_s
+from modelbench.engine.processes import CORES
+from modelbench.engine.recorder import Recorder
+from modelbench.engine.warmup import MAX_S as WARMUP_MAX_S
+from modelbench.experiments import base as experiment_base
+from modelbench.experiments import calibration
+from modelbench.report import document, summary
+from modelbench.report.tables import table
+from modelbench.systems.base import first_line
+
+# Before the first run: a 1-minute load average below one per two cores, waited for this long at
+# most; then the engine's gate waits before each run for a machine others leave nearly idle.
+MAX_LOAD = CORES / 2
+MAX_LOAD_WAIT_S = 300
+SIZE_HELP = {"smoke": "one round of tiny runs of every experiment, to check the machinery",
+             "default": "the posts' experiments in about 10 minutes of runs",
+             "standard": "every experiment, longer runs (E5, E6 too)",
+             "full": "every experiment with the posts' own counts and durations"}
+
+
+def log(message=""):
+    print(message, flush=True)
+
+
+def add_arguments(parser):
+    sizes = parser.add_mutually_exclusive_group()
+    for size in ("smoke", "standard", "full"):
+        sizes.add_argument(f"--{size}", dest="size", action="store_const", const=size,
+                           help=SIZE_HELP[size])
+    parser.set_defaults(size="default")
+    parser.add_argument("--only", metavar="LIST",
+                        help="experiments to run, comma-separated: " +
+                        ", ".join(experiments.keys()) + " (default: those of the size)")
+    parser.add_argument("--servers", metavar="LIST",
+                        help="systems to run, comma-separated: " + ", ".join(systems.names()) +
+                        " (default: all)")
+    parser.add_argument("--target", action="append", default=[], metavar="NAME=URL",
+                        help="run against a server started elsewhere (scripts/serve.sh on "
+                        "another machine) instead of starting one; repeatable; only the servers "
+                        "named run, and the runs that need a local process are reported as not "
+                        "measured")
+    parser.add_argument("--client", choices=("ab", "wrk"), default="ab",
+                        help="the load tool of E1b's /html runs (default ab, as the posts)")
+    parser.add_argument("--rounds", type=int, metavar="N",
+                        help="rounds of every run (default: each experiment's for the size)")
+    parser.add_argument("--posts-counts", action="store_true",
+                        help="E1b with the posts' request counts (-n 2000 at -c 20, -n 20000 at "
+                        "-c 200) instead of timed runs (--full does this)")
+    parser.add_argument("--keep-db", action="store_true",
+                        help="leave the private MariaDB running if this run started it")
+    parser.add_argument("--results-dir", metavar="DIR",
+                        help="write there instead of results/<timestamp>/")
+    parser.add_argument("--list", action="store_true",
+                        help="print the plan (experiments, runs, an estimate of minutes) and "
+                        "run nothing")
+    parser.add_argument("--compare", nargs=2, metavar=("DIR_A", "DIR_B"),
+                        help="compare two runs' summary.json: which verdicts changed, each "
+                        "headline figure's ratio; runs nothing")
+    parser.add_argument("--report", metavar="DIR",
+                        help="rewrite the report, summary.json and plots of an earlier run")
+
+
+def selected(args, parser):
+    """(experiments, system names, remote targets) the arguments select."""
+    try:
+        chosen = ([experiments.get(k) for k in args.only.split(",") if k] if args.only else
+                  [e for e in experiments.ALL if e.IN_DEFAULT or args.size != "default"])
+    except KeyError as error:
+        parser.error(f"--only: unknown experiment {error} ({', '.join(experiments.keys())})")
+    if not chosen:
+        parser.error("--only selects no experiment")
+    try:
+        targets = remote.parse(args.target)
+    except remote.TargetSpecError as error:
+        parser.error(str(error))
+    if targets and args.servers:
+        parser.error("--servers and --target do not mix: the targets are the servers that run")
+    names = remote.system_names(targets) if targets else \
+        (args.servers.split(",") if args.servers else systems.names())
+    for name in names:
+        if name not in systems.names():
+            parser.error(f"--servers: unknown system '{name}' ({', '.join(systems.names())})")
+    if args.rounds is not None and not 1 <= args.rounds <= 99:
+        parser.error("--rounds must be from 1 to 99")
+    return chosen, names, targets
+
+
+def make_plan(args, chosen, names):
+    """{experiment key: its parts}, in the order they run."""
+    ctx = experiment_base.Context(
+        args.size, names, args.client, args.posts_counts,
+        calibration.flags if calibration in chosen else None)
+    plans = {}
+    for experiment in chosen:
+        plans[experiment.KEY] = experiment.plan(ctx)
+        for part in plans[experiment.KEY]:
+            part.rounds = args.rounds or part.rounds
+    return plans
+
+
+def print_plan(plans):
+    rows = [[key, str(plan.count(parts)), f"{estimate_plan_s(parts) / 60:.1f}"]
+            for key, parts in plans.items()]
+    parts = [part for parts in plans.values() for part in parts]
+    log(table(["experiment", "runs", "minutes (estimate)"], rows))
+    log(f"\n{plan.count(parts)} runs, about {estimate_plan_s(parts) / 60:.0f} minutes of runs "
+        "(install and build not counted)")
+
+
+def versions(checkout, names):
+    return {"systems": {name: systems.get(name).version(checkout) for name in names},
+            "tools": {"ab": first_line(["ab", "-V"]).replace("This is ", ""),
+                      "siege": first_line(["siege", "--version"], "SIEGE"),
+                      "wrk": first_line(["wrk", "-v"]),
+                      "mariadb": first_line(["/usr/sbin/mariadbd", "--version"])}}
+
+
+def ending(directory, claims, settings, failures, plot_errors):
+    """What the terminal shows at the end: the verdicts by side and where everything is."""
+    if claims:
+        log(table(["claim", "real systems", "models"],
+                  [[c.key, c.real.verdict, c.model.verdict] for c in claims]))
+        log()
+    for name in ("report.md", "summary.json", "results.csv"):
+        log(f"== {name}: {os.path.join(directory, name)}")
+    plots_ = sorted(f for f in os.listdir(directory) if f.endswith(".png"))
+    log(f"== plots: {', '.join(os.path.join(directory, p) for p in plots_) or 'none'}")
+    if plot_errors:
+        log("== plots not drawn: " + "; ".join(plot_errors))
+    log(f"== {settings.get('runs', 0)} runs in {settings.get('run_s', 0) / 60:.1f} min, "
+        f"{settings.get('remeasured', 0)} measured again after other work polluted them")
+    if failures:
+        log(f"== {failures} step(s) failed:")
+        with open(os.path.join(directory, "steps.tsv")) as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                log(f"   {fields[0]}\t{fields[2]}")
+
+
+def write_report(directory, chosen):
+    settings = document.read_json(os.path.join(directory, "settings.json"))
+    results, claims, plot_errors = document.write(directory, chosen)
+    failures = sum(1 for line in document.read_text(os.path.join(directory, "steps.tsv"))
+                   .splitlines() if "\tfailed\t" in line)
+    summary.write(directory, settings, claims, chosen, results, failures)
+    return claims, settings, failures, plot_errors
+
+
+def run(args, parser):
+    if args.compare:
+        try:
+            a, b = (summary.load(d) for d in args.compare)
+        except (OSError, ValueError) as error:
+            print(f"reproduce.sh: --compare: {error}", file=sys.stderr)
+            return 2
+        text, _ = summary.compare(a, b, *args.compare)
+        log(text)
+        return 0
+    chosen, names, targets = selected(args, parser)
+    if args.report:
+        claims, settings, failures, plot_errors = write_report(args.report, chosen)
+        ending(args.report, claims, settings, failures, plot_errors)
+        return 0
+    plans = make_plan(args, chosen, names)
+    skipped = []
+    if targets:
+        for key, parts in plans.items():
+            plans[key], left_out = remote.split(parts, targets)
+            skipped += left_out
+    parts = [part for parts in plans.values() for part in parts]
+    if args.list:
+        print_plan(plans)
+        for _, title, reason in skipped:
+            log(f"not measured for a remote target: {title}: {reason}")
+        return 0
+    if not plan.count(parts):
+        parser.error("nothing to run: the experiments chosen have no runs on these servers")
+
+    checkout = Checkout.from_environment()
+    directory = os.path.abspath(args.results_dir or os.path.join(
+        checkout.root, "results", datetime.datetime.now(datetime.timezone.utc)
+        .strftime("%Y%m%dT%H%M%SZ")))
+    os.makedirs(os.path.join(directory, "raw"), exist_ok=True)
+    needs = set() if targets else {n for p in parts for g in p.groups
+                                   for n in g.server.system.needs}
+    log(f"== reproduce: size {args.size}, experiments {' '.join(e.KEY for e in chosen)}, "
+        + (f"remote targets {' '.join(targets)}" if targets else f"servers {' '.join(names)}"))
+    log(f"== results: {directory}")
+    processes.sigterm_as_ctrl_c()
+    database, started_db = None, False
+    try:
+        extra = ["delay_proxy"] if any(g.around for p in parts for g in p.groups) else []
+        database, started_db = prepare.ready(checkout, needs, extra, directory)
+        status = measure(args, checkout, directory, parts, chosen, names, targets, skipped,
+                         database)
+    except prepare.PrepareError as error:
+        print(f"reproduce.sh: {error}", file=sys.stderr)
+        status = 1
+    except KeyboardInterrupt:
+        log("\nreproduce.sh: interrupted")
+        status = 130
+    finally:
+        left_running(database, started_db, args.keep_db)
+    return status
+
+
+def measure(args, checkout, directory, parts, chosen, names, targets, skipped, database):
+    db_pid = database.pid() if database.running() else None
+    if db_pid is None:
+        log(f"== mariadbd's CPU is not measured: no private MariaDB runs here ({database.dir})")
+    if targets:
+        with open(os.path.join(directory, "remote.md"), "w") as f:
+            f.write(remote.section(targets, skipped))
+    log("== checks")
+    loads = [r.load for p in parts for g in p.groups for r in g.runs]
+    with open(os.path.join(directory, "checks.txt"), "w") as f:
+        f.write("\n".join(checks.system_checks(log, max(load.c for load in loads),
+                                               max(load.connections for load in loads))) + "\n")
+    # A smoke run checks the machinery, not the figures: no waiting, one short warm-up slice.
+    smoke = args.size == "smoke"
+    warmup_max_s = 1 if smoke else WARMUP_MAX_S
+    settings = {"started": datetime.datetime.now(datetime.timezone.utc)
+                .strftime("%Y-%m-%dT%H:%M:%S"), "size": args.size,
+                "command": "scripts/reproduce.sh " + " ".join(sys.argv[2:]),
+                "build_dir": checkout.build_dir, "client": args.client,
+                "experiments": [e.KEY for e in chosen], "systems": names,
+                "remote": targets, "warmup_max_s": warmup_max_s,
+                "versions": versions(checkout, names)}
+    gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
+        machine.QuietGate(log)
+    engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
+                    targets, warmup_max_s=warmup_max_s)
+    if args.size != "smoke":
+        load, waited = gate.wait_for_load(MAX_LOAD, MAX_LOAD_WAIT_S)
+        log(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s)")
+    started = datetime.datetime.now()
+    try:
+        engine.run(parts)
+    finally:
+        left = engine.stop_all()
+        settings.update(run_s=round((datetime.datetime.now() - started).total_seconds()),
+                        runs=plan.count(parts), remeasured=engine.remeasured)
+        document.write_json(os.path.join(directory, "settings.json"), settings)
+    log("== report")
+    claims, settings, failures, plot_errors = write_report(directory, chosen)
+    if left:
+        log(f"== processes that outlived their server were killed: {', '.join(left)}")
+    ending(directory, claims, settings, failures, plot_errors)
+    return 1 if failures or plot_errors else 0
+
+
+def left_running(database, started_db, keep_db):
+    """Stops the database this run started (unless --keep-db) and says what is left running."""
+    if database is None:
+        log("left running: nothing")
+        return
+    if started_db and not keep_db:
+        database.stop()
+    if database.running():
+        why = ("(--keep-db)" if started_db and keep_db else
+               "(it was running before this run)" if not started_db else "(it did not stop)")
+        log(f"left running: the private MariaDB in {database.dir} {why}; stop it with "
+            f"{database.command('stop')}")
+    else:
+        log("left running: nothing")

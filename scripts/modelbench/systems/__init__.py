@@ -1,0 +1,27 @@
+"""The systems the harness runs, one module each; ALL is the one list that names them. Adding a
+system is adding its module and its entry here."""
+
+from modelbench.systems import async_model, blocking, node, php
+from modelbench.systems.base import ENDPOINTS, Server, System
+
+ALL = [php.SYSTEM, node.SYSTEM, blocking.SYSTEM, async_model.SYSTEM]
+
+
+def get(name):
+    """The system of that name; KeyError when there is none."""
+    for system in ALL:
+        if system.name == name:
+            return system
+    raise KeyError(name)
+
+
+def names():
+    return [system.name for system in ALL]
+
+
+def real(names_):
+    """The real systems among these names."""
+    return [n for n in names_ if get(n).real]
+
+
+__all__ = ["ALL", "ENDPOINTS", "Server", "System", "get", "names", "real"]

@@ -1,0 +1,96 @@
+"""What a system is to the harness, and a server of it in a plan.
+
+A System is a program the harness can start as a benchmark target: its launcher takes
+`--listen HOST:PORT` (port 0: a free one), prints `listening on http://HOST:PORT/` on stdout once
+it accepts connections, and stops on SIGTERM with exit status 0, its whole process tree with it.
+Each system module (php, node, blocking, async_model, ...) makes one; the list in
+modelbench.systems names them.
+"""
+
+import subprocess
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+ENDPOINTS = ("/html", "/json", "/hello", "/factorial", "/tasks")
+
+
+def first_line(command, starting=""):
+    """The first line a version command prints (that starts with `starting`), or '?'."""
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    lines = [line.strip() for line in (out.stdout + "\n" + out.stderr).splitlines()
+             if line.strip().startswith(starting) and line.strip()]
+    return lines[0] if lines else "?"
+
+
+@dataclass(frozen=True)
+class System:
+    """name: run ids, table columns, `serve.sh NAME`. side: the architecture it is, "blocking"
+    (a worker per connection) or "async" (an event loop). real: one of the real systems the posts
+    ran, else a model; stands_for: the real system a model stands for. needs: what
+    modelbench.prepare readies before it runs ("build", "db", "php", "node", ...). launcher(checkout)
+    is its command without --listen; standalone(checkout, n) its /html loop without HTTP (None:
+    it has none). cluster_flags replicate it on every core (empty: no such mode). status: it
+    reports itself in /status (the C++ models). files_flag: the flag that puts the files it
+    writes (configuration, logs) in a directory of the caller's. version(checkout) says what
+    runs."""
+
+    name: str
+    title: str
+    side: str
+    real: bool
+    port: int
+    needs: tuple
+    launcher: Callable
+    version: Callable
+    standalone: Optional[Callable] = None
+    cluster_flags: tuple = ()
+    status: bool = False
+    files_flag: str = ""
+    stands_for: str = ""
+    endpoints: tuple = ENDPOINTS
+
+    def command(self, checkout, flags=(), listen="127.0.0.1:0", files_dir=None):
+        """The command line that starts it on listen, its files in files_dir."""
+        files = [self.files_flag, files_dir] if self.files_flag and files_dir else []
+        return [*self.launcher(checkout), "--listen", listen, *files, *flags]
+
+
+def built_model(name, title, side, port, stands_for, cluster_flags=()):
+    """A C++ model of this build tree: NAME-server, with its own --standalone loop and /status."""
+    binary = f"{name}-server"
+    return System(
+        name=name, title=title, side=side, real=False, port=port, needs=("build", "db"),
+        launcher=lambda checkout: [checkout.binary(binary)],
+        standalone=lambda checkout, n: [checkout.binary(binary), "--standalone", str(n)],
+        version=lambda checkout: first_line([checkout.binary(binary), "--version"]),
+        cluster_flags=cluster_flags, status=True, stands_for=stands_for)
+
+
+@dataclass(frozen=True)
+class Server:
+    """A system as a plan runs it: its key (run ids, table columns), its cluster mode, whether it
+    runs with the calibrated cost, and flags of its own."""
+
+    system: System
+    key: str
+    cluster: bool = False
+    calibrated: bool = False
+    own_flags: tuple = field(default=())
+
+    @property
+    def flags(self):
+        return (self.system.cluster_flags if self.cluster else ()) + self.own_flags
+
+    @property
+    def real(self):
+        return self.system.real
+
+    def label(self, cores):
+        """Its name in tables: 'node cluster ×2', 'async calibrated'."""
+        name = self.key.removesuffix("-cal")
+        if self.cluster:
+            name = f"{self.system.name} cluster ×{cores}"
+        return f"{name} calibrated" if self.calibrated else name

@@ -1,0 +1,17 @@
+"""php: the real Apache 2.4 with mpm_prefork and mod_php serving the posts' PHP pages
+(servers/php/apache-server, a private instance under var/). Its children are processes of the
+launcher's tree, so their CPU is the tree's; it has no /status."""
+
+from modelbench.systems.base import System, first_line
+
+
+def version(checkout):
+    apache = first_line(["/usr/sbin/apache2", "-v"]).replace("Server version: ", "")
+    return f"{apache} prefork with mod_php, {first_line(['php', '-v'])}"
+
+
+SYSTEM = System(
+    name="php", title="Apache+PHP", side="blocking", real=True, port=8083, needs=("php", "db"),
+    launcher=lambda checkout: [checkout.peer("php", "apache-server")],
+    standalone=lambda checkout, n: ["php", checkout.peer("php", "html_cli.php"), str(n)],
+    files_flag="--dir", version=version)

@@ -1,0 +1,153 @@
+"""Adding a system and an experiment is adding a module each and naming it in its list: a
+throw-away system (a small Python HTTP server) and a throw-away experiment (ab on its /hello,
+one claim, one plot) run with --smoke through the real engine, and come out in report.md,
+summary.json, results.csv and the plots, with nothing else edited for them."""
+
+import importlib.util
+import json
+import os
+import textwrap
+
+import psutil
+import pytest
+
+from modelbench import __main__ as entry
+from modelbench import experiments, systems
+
+SERVER = r'''
+import http.server, signal, socketserver, sys
+
+host, port = sys.argv[sys.argv.index("--listen") + 1].rsplit(":", 1)
+
+
+class Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"Hello World! 10\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+    request_queue_size = 128
+
+
+server = Server((host, int(port)), Hello)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+print(f"listening on http://{host}:{server.server_address[1]}/", flush=True)
+try:
+    server.serve_forever()
+finally:
+    server.server_close()
+'''
+
+SYSTEM = '''
+import sys
+from modelbench.systems.base import System
+
+SYSTEM = System(name="throwaway", title="a throw-away server", side="async", real=True,
+                port=18999, needs=(), launcher=lambda checkout: [sys.executable, {server!r}],
+                version=lambda checkout: "throwaway 1.0", endpoints=("/hello",))
+'''
+
+EXPERIMENT = '''
+from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.experiments.base import figures, rounds
+from modelbench.report.plots import Line, Panel, Plot
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import Claim, at_least, judged, needs
+
+KEY = "X1"
+TITLE = "X1 — a throw-away experiment"
+IN_DEFAULT = False
+
+
+def plan(ctx):
+    servers = [s for s in ctx.servers(needs="/hello") if s.key == "throwaway"]
+    load = Load("ab", "/hello", 5, n=300)
+    return [Part([Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load)])
+                  for s in servers], rounds(ctx.size))]
+
+
+def section(results):
+    if not results.has("x1-throwaway"):
+        return ""
+    return "\\n".join([f"## {TITLE}", "", table(["", "requests/s"], [
+        ["throwaway", fmt(results.figure("x1-throwaway", "requests_per_s"))]]), ""])
+
+
+def claims(results):
+    spread = results.spread("x1-throwaway", "requests_per_s")
+    real = needs("x1-throwaway") if spread is None else judged(
+        f"{spread.text(0)} req/s", at_least(spread, 1), lambda: "it answered nothing", spread)
+    return [Claim("X1 answers", "The throw-away server answers", "at least 1 request/s", real,
+                  needs("a model"))]
+
+
+def plots(results):
+    rate = results.figure("x1-throwaway", "requests_per_s")
+    return [Plot("x1-rate", ["run", "rate"], [["x1", rate]],
+                 [Panel("X1", "run", [Line("rate", "throwaway", "#c0392b")], categories=True)])]
+
+
+def headline(results):
+    return figures(results, [("X1 throwaway requests/s", "x1-throwaway")], "requests_per_s", 1)
+
+
+def pair_rows(results, model, real):
+    return []
+'''
+
+
+def load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def throwaway(tmp_path, monkeypatch):
+    server = tmp_path / "hello_server.py"
+    server.write_text(SERVER)
+    (tmp_path / "throwaway_system.py").write_text(SYSTEM.format(server=str(server)))
+    (tmp_path / "throwaway_experiment.py").write_text(textwrap.dedent(EXPERIMENT))
+    system = load_module(tmp_path / "throwaway_system.py", "throwaway_system")
+    experiment = load_module(tmp_path / "throwaway_experiment.py", "throwaway_experiment")
+    monkeypatch.setattr(systems, "ALL", [*systems.ALL, system.SYSTEM])
+    monkeypatch.setattr(experiments, "ALL", [*experiments.ALL, experiment])
+    return str(server)
+
+
+def test_listed(throwaway, capsys):
+    assert entry.main(["reproduce", "--list", "--only", "X1", "--servers", "throwaway"]) == 0
+    assert "| X1 | 3 |" in capsys.readouterr().out  # three rounds at the default size
+
+
+def test_run_through_the_engine(throwaway, tmp_path):
+    results = tmp_path / "results"
+    status = entry.main(["reproduce", "--smoke", "--only", "X1", "--servers", "throwaway",
+                         "--results-dir", str(results)])
+    assert status == 0
+    record = json.loads((results / "runs" / "x1-throwaway-r1.json").read_text())
+    assert record["status"] == "ok", record.get("cause")
+    assert record["figures"]["complete"] == 300 and record["figures"]["requests_per_s"] > 0
+    assert record["figures"]["server_cpu_s"] >= 0 and record["warmup"]["slices"]
+    report = (results / "report.md").read_text()
+    assert "## X1 — a throw-away experiment" in report and "| X1 answers |" in report
+    summary = json.loads((results / "summary.json").read_text())
+    claim = {c["key"]: c for c in summary["claims"]}["X1 answers"]
+    assert claim["real"]["verdict"] == "reproduced"
+    assert claim["real"]["statistic"]["median"] > 0
+    assert summary["headline"]["X1 throwaway requests/s"]["median"] > 0
+    assert summary["versions"]["systems"]["throwaway"] == "throwaway 1.0"
+    assert "x1-throwaway-r1" in (results / "results.csv").read_text()
+    assert os.path.getsize(results / "x1-rate.png") > 0
+    left = [p for p in psutil.process_iter(["cmdline"]) if throwaway in (p.info["cmdline"] or [])]
+    assert left == [], "the throw-away server outlived the run"

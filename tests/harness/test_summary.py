@@ -1,0 +1,58 @@
+"""summary.json and the comparison of two runs: written from judged claims, read back, and two
+recorded summaries (two smoke runs of this machine, minutes apart) compared."""
+
+import json
+import os
+import shutil
+
+import pytest
+from conftest import HERE
+from crafted import results, rounds
+
+from modelbench.experiments import e1b
+from modelbench.report import summary
+
+
+def recorded(tmp_path, name):
+    directory = tmp_path / name
+    directory.mkdir()
+    shutil.copy(os.path.join(HERE, "data", f"summary-{name}.json"), directory / "summary.json")
+    return summary.load(str(directory))
+
+
+def test_two_recorded_runs_compared(tmp_path):
+    a, b = recorded(tmp_path, "smoke-a"), recorded(tmp_path, "smoke-b")
+    text, changed = summary.compare(a, b, "A", "B")
+    assert ["E1b cores", "real", "reproduced", "not reproduced"] in changed
+    assert "| E1b php -c 20 requests/s | 971 | 1459.2 | ×1.50 **moved** |" in text
+    assert "| E1b node-cluster -c 200 requests/s | 693.1 | 714 | ×1.03 |" in text
+    assert f"Verdicts: {len(changed)} changed" in text
+    same, _ = summary.compare(a, a)
+    assert "Verdicts: 0 changed" in same and "**moved**" not in same
+
+
+def test_written_and_read_back(tmp_path):
+    r = results(*rounds("e1b-php-c20", "php", {"requests_per_s": 1200.0},
+                        {"requests_per_s": 1300.0}),
+                *rounds("e1b-node-c20", "node", {"requests_per_s": 800.0},
+                        {"requests_per_s": 1000.0}), directory=str(tmp_path))
+    claims = e1b.faster_claims(r)
+    settings = {"started": "2026-12-01T00:00:00", "size": "default", "command": "x",
+                "run_s": 600, "runs": 4, "remeasured": 0, "versions": {"systems": {"php": "8.2"}}}
+    summary.write(str(tmp_path), settings, claims, [e1b], r, 0)
+    written = summary.load(str(tmp_path))
+    assert written["run"]["size"] == "default" and written["versions"]["systems"]["php"] == "8.2"
+    faster = written["claims"][0]
+    assert faster["key"] == "E1b PHP faster"
+    assert faster["real"]["verdict"] == "reproduced"
+    assert faster["real"]["statistic"] == {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 2}
+    assert faster["models"]["verdict"] == "not measured"
+    assert written["headline"]["E1b php -c 20 requests/s"] == {
+        "median": 1250.0, "low": 1200.0, "high": 1300.0, "runs": 2}
+    assert written["machine"]["cores"] >= 1
+
+
+def test_another_format_is_refused(tmp_path):
+    (tmp_path / "summary.json").write_text(json.dumps({"format": 99}))
+    with pytest.raises(ValueError):
+        summary.load(str(tmp_path))
