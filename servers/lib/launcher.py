@@ -151,6 +151,19 @@ def instance_dir(args, name, port):
     return path
 
 
+def refuse_if_running(pid_file):
+    """StartFailed when pid_file names a process that still runs: another instance in the same
+    directory (its stop would remove this one's socket and pid files)."""
+    try:
+        with open(pid_file) as f:
+            pid = int(f.read().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return
+    raise StartFailed(f"another instance runs in {os.path.dirname(pid_file)} (pid {pid} in "
+                      f"{pid_file}): stop it, or give another --dir or port")
+
+
 def as_root():
     return os.geteuid() == 0
 
@@ -466,6 +479,35 @@ def tail(path, lines=5):
         return ""
 
 
-def bind_attempts(port):
-    """How many times to try: a free port (port 0) may be taken before the daemon binds it."""
-    return 3 if port == 0 else 1
+def serve_front(system, me, args, port, directory, name, pid_file, start):
+    """Starts the front server (the one on --listen) with start(port) -> Daemon, whose error log
+    is DIR/error.log and pid file pid_file; waits until /hello answers through it, prints
+    the ready line, serves until a signal (system.serve). With --listen HOST:0, a port taken
+    before the front bound it is tried again with another free port, at most 3 times."""
+    error_log = os.path.join(directory, "error.log")
+    refuse_if_running(pid_file)
+    attempts = 3 if args.port == 0 else 1
+    for attempt in range(1, attempts + 1):
+        if attempt > 1:
+            port = free_port(args.host)
+        if os.path.exists(pid_file):
+            os.unlink(pid_file)
+        copy = LogCopy([error_log])
+        system.cleanups.append(copy.stop)
+        front = system.start(start(port))
+        if system.wait_ready(args.host, port, lambda: os.path.exists(pid_file)):
+            log(me, f"{name} master pid {front.pid}, configuration and error.log in {directory}")
+            ready_line(args.host, port)
+            return system.serve()
+        if system.signals:
+            return 0
+        front.signal(signal.SIGTERM)
+        if not front.wait(FORCED_S):
+            front.kill_group()
+        system.daemons.remove(front)
+        copy.stop()
+        system.cleanups.remove(copy.stop)
+        if "Address already in use" not in tail(error_log, 20):
+            break
+    raise StartFailed(f"{name} did not start on {args.host}:{port} (config and log in "
+                      f"{directory}): {tail(error_log, 3)}")

@@ -107,34 +107,17 @@ def command(directory):
             "-e", os.path.join(directory, "error.log")]
 
 
-def serve(system, me, args, locations, upstream=""):
-    """Starts nginx on --listen with these locations, waits until /hello answers through it,
-    prints the ready line, serves until a signal (system.serve). Port 0: a free port, another
-    one when it was taken before nginx bound it."""
-    attempts = launcher.bind_attempts(args.port)
-    for attempt in range(1, attempts + 1):
-        port = args.port or launcher.free_port(args.host)
-        directory = launcher.instance_dir(args, "nginx", port)
-        error_log = os.path.join(directory, "error.log")
-        pid_file = os.path.join(directory, "nginx.pid")
+def serve(system, me, args, locations, upstream="", directory=None, port=None):
+    """nginx on --listen (port: chosen already, else --listen's or a free one) with these
+    locations, until a signal: launcher.serve_front. directory: the instance's (default: --dir,
+    else var/nginx/PORT)."""
+    port = port or args.port or launcher.free_port(args.host)
+    directory = directory or launcher.instance_dir(args, "nginx", port)
+
+    def start(port):
         write_config(directory, args.host, port, args.backlog, locations, upstream, args.access_log)
-        copy = launcher.LogCopy([error_log])
-        system.cleanups.append(copy.stop)
-        front = system.start(launcher.Daemon("nginx", command(directory),
-                                             graceful=signal.SIGQUIT, forced=signal.SIGTERM))
-        if system.wait_ready(args.host, port, lambda: os.path.exists(pid_file)):
-            launcher.log(me, f"nginx master pid {front.pid}, configuration and error.log in {directory}")
-            launcher.ready_line(args.host, port)
-            return system.serve()
-        if system.signals:
-            return 0
-        front.signal(signal.SIGTERM)
-        if not front.wait(launcher.FORCED_S):
-            front.kill_group()
-        system.daemons.remove(front)
-        copy.stop()
-        system.cleanups.remove(copy.stop)
-        if attempt == attempts or "Address already in use" not in launcher.tail(error_log, 20):
-            raise launcher.StartFailed(f"nginx did not start on {args.host}:{port} (config and "
-                                       f"log in {directory}): {launcher.tail(error_log, 3)}")
-    return 1
+        return launcher.Daemon("nginx", command(directory), graceful=signal.SIGQUIT,
+                               forced=signal.SIGTERM)
+
+    return launcher.serve_front(system, me, args, port, directory, "nginx",
+                                os.path.join(directory, "nginx.pid"), start)
