@@ -19,6 +19,11 @@ packages=(
     clang libclang-rt-14-dev                    # libFuzzer and sanitizer runtimes
     clang-format                                # the style check of scripts/test.sh
     apache2 libapache2-mod-php php-mysql        # the real Apache+PHP peer (prefork, mod_php, mysqli)
+    # The real systems behind nginx and PHP-FPM (servers/nginx/behind-nginx, servers/php/fpm-server,
+    # servers/php/apache-fpm-server: apache2's mpm_event, mod_proxy_fcgi and mod_buffer). Installing
+    # them may start the system's nginx and php8.2-fpm services; the project never uses them.
+    nginx-light                                 # nginx 1.22: the reverse proxy of E2
+    php8.2-fpm                                  # PHP-FPM 8.2 (php-fpm8.2), the pages' pool
 )
 # The real Node.js peer. A node that is already there (NodeSource's bundles npm) is kept: Debian's
 # npm package conflicts with it.
