@@ -54,9 +54,10 @@ function thrownAt(error) {
   return frame ? `${path.relative(__dirname, frame[1])}:${frame[2]}` : 'unknown place';
 }
 
-// The driver's module, or an Error that says why it cannot run here. mysql-native 0.4.7 (2012)
-// does not load on Node.js 7 or later: its command.js calls util.inherits(cmd,
-// process.EventEmitter), and process.EventEmitter is gone; the require throws, and so does this.
+// The driver's module, or an Error that says why it cannot run here. mysql-native 0.4.7, its
+// last release, does not load on the Node.js this project runs: its command.js calls
+// util.inherits(cmd, process.EventEmitter), and process.EventEmitter is gone; the require
+// throws, and so does this (docs/real-systems.md: what fails after that).
 function loadDriver(name) {
   if (!DRIVERS.includes(name)) {
     throw new Error(`no such driver '${name}' (${DRIVERS.join(', ')})`);
@@ -73,7 +74,7 @@ function loadDriver(name) {
                     `${error.name}${code}: ${error.message} (at ${thrownAt(error)})`);
   }
   if (name !== 'mysql') {
-    // Only a Node.js older than 7 gets here; there is no pool for it in this peer.
+    // Only a Node.js that still has process.EventEmitter gets here; this peer has no pool for it.
     throw new Error(`${name} loaded, but this peer has no pool for it on Node.js ${process.version}`);
   }
   return {name, createPool: driver.createPool};
