@@ -25,7 +25,7 @@ import tempfile
 import time
 
 from modelbench import processes, targets
-from real_systems import Checks, systems, task_lines
+from real_systems import Checks, arguments, systems, task_lines
 
 PAGES = ["/html", "/json", "/hello", "/factorial?n=25"]
 TASK_DELAY_MS = 1000
@@ -140,10 +140,7 @@ def check_stop(checks, peer):
 
 
 def main():
-    if len(sys.argv) != 4:
-        print(__doc__.split("\n\n")[2], file=sys.stderr)
-        return 2
-    source, blocking_binary, async_binary = sys.argv[1:]
+    source, blocking_binary, async_binary = arguments(__doc__)
     checks = Checks()
     servers = []
     with tempfile.TemporaryDirectory(prefix="peers_test.") as work:

@@ -8,7 +8,8 @@ is here, so that the tests do not depend on the harness's inner modules.
 import os
 import re
 import socket
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
 
 ENDPOINTS = ("/html", "/json", "/hello", "/factorial", "/tasks")
 TASK_LINE = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) tasks #(\d+): (.*)$")
@@ -49,6 +50,15 @@ def behind_nginx(backend):
     def command(source, blocking, asynchronous):
         return [os.path.join(source, "servers", *NGINX), "--", *backend(source, blocking, asynchronous)]
     return command
+
+
+def arguments(doc):
+    """SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER of the command line; exit 2 with the usage of
+    doc (its third paragraph) when they are not there."""
+    if len(sys.argv) != 4:
+        print(doc.split("\n\n")[2], file=sys.stderr)
+        sys.exit(2)
+    return sys.argv[1:]
 
 
 def cores():

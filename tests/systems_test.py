@@ -22,7 +22,8 @@ import tempfile
 import time
 
 from modelbench import processes, targets
-from real_systems import EXPRESS, FPM, APACHE_FPM, NGINX, NODE, Checks, host_port, port_free, systems
+from real_systems import (APACHE_FPM, EXPRESS, FPM, NGINX, NODE, Checks, arguments, host_port,
+                          port_free, systems)
 
 READY_TIMEOUT_S = 30
 STOP_TIMEOUT_S = 40
@@ -113,10 +114,7 @@ def check_mysql_native(checks, source, work):
 
 
 def main():
-    if len(sys.argv) != 4:
-        print(__doc__.split("\n\n")[2], file=sys.stderr)
-        return 2
-    source, blocking, asynchronous = sys.argv[1:]
+    source, blocking, asynchronous = arguments(__doc__)
     checks = Checks()
     check_contract_flags(checks, source)
     with tempfile.TemporaryDirectory(prefix="systems_test.") as work:
