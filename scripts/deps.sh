@@ -12,7 +12,11 @@
 #   stress  slowhttptest (scripts/stress.sh)
 #   test    pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
 #   php     the real Apache+PHP (prefork, mod_php, mysqli)
-#   node    the real Node.js and its npm packages
+#   fpm     PHP-FPM 8.2, for the pages behind nginx or Apache (fpm-server, apache-fpm-server)
+#   nginx   nginx 1.22, the reverse proxy of E2 (behind-nginx)
+#   node    the real Node.js and its npm packages (mysql, Express)
+# Installing apache2, nginx or php8.2-fpm may start the system's service of it; the project never
+# uses those, only private instances under var/.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,9 +29,11 @@ declare -A group=(
     [stress]="slowhttptest"
     [test]="python3-pytest clang libclang-rt-14-dev clang-format valgrind"
     [php]="apache2 libapache2-mod-php php-mysql"
+    [fpm]="php8.2-fpm php-mysql"
+    [nginx]="nginx-light"
     [node]=""
 )
-order=(base build db tools stress test php node)
+order=(base build db tools stress test php fpm nginx node)
 
 list_only=0
 if [ "${1:-}" = --packages ]; then list_only=1; shift; fi
@@ -67,7 +73,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
-    # Installing apache2 may start the system's Apache on port 80; the project never uses it.
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     echo "deps: done"
 fi

@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""The real peers against the C++ servers' bytes.
+"""The real systems against the C++ servers' bytes.
 
-Starts the blocking and async servers of a build as the reference, then each real peer through
-the project's own commands (servers/php/apache-server, servers/node/node-server, and
-node-server --cluster) on a free port, and checks that /html, /json, /hello and /factorial?n=25
-answer the reference's status, Content-Type, Content-Length and body, byte for byte; that /tasks
-answers the body of the model it stands for: the node peer at once while its log reads task one,
-task three, then task two (the async server's demo), the php peer after task two, its log reading
-task one, task two, task three (the blocking server's); that each peer's process tree is the
-server it says (Apache's prefork children, a node worker per core); and that SIGTERM stops the
-whole tree with exit status 0.
+Starts the blocking and async servers of a build as the reference, then each real system
+through the project's own launchers (tests/real_systems.py lists them: Apache+PHP, Node.js and
+its cluster, Express, nginx + PHP-FPM on TCP and on a unix socket, Apache + PHP-FPM, nginx in
+front of Node.js, Express and both C++ servers, nginx answering /hello itself) on a free port,
+and checks that each endpoint it has (/html, /json, /hello, /factorial?n=25) answers the
+reference's status, Content-Type, Content-Length and body, byte for byte; that /tasks answers
+the body of the model it stands for: an async system at once while its log reads task one, task
+three, then task two (the async server's demo), a blocking one after task two, its log reading
+task one, task two, task three (the blocking server's); that each system's process tree is the
+server it says (Apache's children, a node worker per core, nginx's master and worker, FPM's
+children); and that SIGTERM stops the whole tree with exit status 0.
 
 usage: peers_test.py SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER   (scripts/ on PYTHONPATH, as CTest
 runs it: the servers are started by the harness package, modelbench)
@@ -22,7 +24,9 @@ import sys
 import tempfile
 import time
 
-from modelbench import processes, runs, targets
+from modelbench.engine import processes
+from modelbench.engine.server import start as start_server
+from real_systems import Checks, arguments, systems, task_lines
 
 PAGES = ["/html", "/json", "/hello", "/factorial?n=25"]
 TASK_DELAY_MS = 1000
@@ -32,7 +36,7 @@ STOP_TIMEOUT_S = 40
 
 def start(name, command, work):
     """A server started by its command, its stdout and stderr in work/NAME.server.*."""
-    return targets.start(name, command, os.path.join(work, name.replace(" ", "")),
+    return start_server(name, command, os.path.join(work, name.replace(" ", "")),
                          ready_timeout_s=READY_TIMEOUT_S)
 
 
@@ -40,21 +44,6 @@ def request(server, path):
     """(status, headers as a dict with lower-case names, body bytes) on a new connection."""
     reply = server.get(path, timeout=30)
     return reply.status, reply.headers, reply.body
-
-
-class Checks:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"ok    {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL  {what}" + (f": {detail}" if detail else ""))
-        return ok
 
 
 def first_difference(expected, actual):
@@ -78,8 +67,10 @@ def reference_pages(checks, blocking, asynchronous):
     return pages
 
 
-def compare_pages(checks, peer, reference):
+def compare_pages(checks, peer, reference, endpoints):
     for path, (status, headers, body) in reference.items():
+        if path.split("?")[0] not in endpoints:
+            continue
         got_status, got_headers, got_body = request(peer, path)
         what = f"{peer.name} {path}"
         checks.check(got_status == status, f"{what}: status {status}", f"got {got_status}")
@@ -94,16 +85,11 @@ def compare_pages(checks, peer, reference):
                      first_difference(body, got_body))
 
 
-def task_lines(server):
-    """[(milliseconds of the day, demo, task)] of the server's stderr, in order."""
-    return runs.task_lines(server.process.stderr_path)
-
-
 def check_tasks(checks, peer, reference_body, waits_for_task_two):
     """/tasks answers the reference's body; a peer that waits for task two answers after the delay
     and logs task one, two, three; one that does not answers at once and logs one, three, two."""
     path = f"/tasks?delay_ms={TASK_DELAY_MS}"
-    before = len(task_lines(peer))
+    before = len(task_lines(peer.process.stderr_path))
     start = time.monotonic()
     status, _, body = request(peer, path)
     elapsed_ms = (time.monotonic() - start) * 1000
@@ -120,9 +106,9 @@ def check_tasks(checks, peer, reference_body, waits_for_task_two):
                      f"the response took {elapsed_ms:.0f} ms")
         expected = ["task one", "task three", "task two"]
     deadline = time.monotonic() + TASK_DELAY_MS / 1000 + 5
-    while len(task_lines(peer)) < before + 3 and time.monotonic() < deadline:
+    while len(task_lines(peer.process.stderr_path)) < before + 3 and time.monotonic() < deadline:
         time.sleep(0.05)
-    lines = task_lines(peer)[before:]
+    lines = task_lines(peer.process.stderr_path)[before:]
     order = [task for _, _, task in lines]
     checks.check(order == expected and len({d for _, d, _ in lines}) == 1,
                  f"{peer.name} {path}: the log reads {', '.join(expected)}", f"got {lines}")
@@ -148,62 +134,47 @@ def check_stop(checks, peer):
     status = peer.stop(STOP_TIMEOUT_S)
     checks.check(status == 0, f"{peer.name}: SIGTERM stops it with exit status 0", f"status {status}")
     time.sleep(0.2)
-    left = [f"{pid} ({name})" for pid, name in members if processes.alive(pid)]
+    left = [f"{pid} ({name})" for pid, name in members if processes.tree(pid)]
+    left += peer.process.left_behind
     checks.check(not left, f"{peer.name}: no process of its tree is left ({len(members)} were)",
                  ", ".join(left))
 
 
 def main():
-    if len(sys.argv) != 4:
-        print(__doc__.split("\n\n")[2], file=sys.stderr)
-        return 2
-    source, blocking_binary, async_binary = sys.argv[1:]
-    workers = len(os.sched_getaffinity(0))
+    source, blocking_binary, async_binary = arguments(__doc__)
     checks = Checks()
     servers = []
     with tempfile.TemporaryDirectory(prefix="peers_test.") as work:
         try:
-            blocking = start("blocking", targets.server_command(blocking_binary), work)
+            blocking = start("blocking", [blocking_binary, "--listen", "127.0.0.1:0"], work)
             servers.append(blocking)
-            asynchronous = start("async", targets.server_command(async_binary), work)
+            asynchronous = start("async", [async_binary, "--listen", "127.0.0.1:0"], work)
             servers.append(asynchronous)
             reference = reference_pages(checks, blocking, asynchronous)
             tasks_bodies = {waits: request(server, f"/tasks?delay_ms={TASK_DELAY_MS}")[2]
                             for waits, server in ((True, blocking), (False, asynchronous))}
 
-            php = os.path.join(source, "servers/php/apache-server")
-            node = os.path.join(source, "servers/node/node-server")
-            peers = [
-                ("php", targets.server_command(php)),
-                ("node", targets.server_command(node)),
-                ("node --cluster", targets.server_command(node, ["--cluster"])),
-            ]
-            for name, command in peers:
+            for system in systems():
+                name = system.name
                 try:
-                    peer = start(name, command, work)
-                except targets.TargetError as error:
+                    peer = start(name, system.argv(source, blocking_binary, async_binary), work)
+                except Exception as error:  # the harness's TargetError: no ready line
                     checks.check(False, f"{name}: starts and prints its ready line", str(error))
                     continue
                 servers.append(peer)
                 checks.check(True, f"{name}: starts and prints its ready line ({peer.base_url})")
-                compare_pages(checks, peer, reference)
-                check_tasks(checks, peer, tasks_bodies[name == "php"],
-                            waits_for_task_two=name == "php")
-                if name == "php":
-                    # prefork: the parent and StartServers (5) children, each running PHP
-                    # in-process.
-                    check_tree(checks, peer, "apache2", at_least=6)
-                elif name == "node --cluster":
-                    check_tree(checks, peer, "node", at_least=workers + 1, exactly=workers + 1)
-                else:
-                    check_tree(checks, peer, "node", at_least=1, exactly=1)
+                compare_pages(checks, peer, reference, system.endpoints)
+                if "/tasks" in system.endpoints:
+                    check_tasks(checks, peer, tasks_bodies[system.waits_for_task_two],
+                                waits_for_task_two=system.waits_for_task_two)
+                for binary, at_least, exactly in system.tree:
+                    check_tree(checks, peer, binary, at_least, exactly)
                 servers.remove(peer)
                 check_stop(checks, peer)
         finally:
             for server in servers:
                 server.stop(STOP_TIMEOUT_S)
-    print(f"{checks.passed} passed, {checks.failed} failed")
-    return 1 if checks.failed else 0
+    return checks.summary()
 
 
 if __name__ == "__main__":

@@ -1,15 +1,10 @@
 'use strict';
-// The blog's /html and /json workload on the npm mysql driver, shared by node-server and
-// standalone.js. Every body is byte for byte what the C++ servers send (common/render.cpp).
+// The blog's /html and /json workload on a MySQL driver (npm mysql; mysql-native, the post's
+// other driver, is tried and fails on this Node.js, see loadDriver), shared by node-server,
+// express-server and standalone.js. Every body is byte for byte what the C++ servers send
+// (common/render.cpp).
 
-let mysql;
-try {
-  mysql = require('mysql');
-} catch (error) {
-  process.stderr.write('node peer: the npm package mysql is missing: run scripts/deps.sh ' +
-                       '(npm ci in servers/node)\n');
-  process.exit(1);
-}
+const path = require('node:path');
 
 const PRODUCTS_QUERY = 'SELECT id, name, price FROM products ORDER BY id';
 const ORDERS_QUERY = 'SELECT id, placed, note FROM orders ORDER BY id';
@@ -51,11 +46,45 @@ function dbFlagHelp() {
                                 (s.fallback ? ` (default ${s.fallback})` : '')).join('\n');
 }
 
+const DRIVERS = ['mysql', 'mysql-native'];
+
+// Where an exception was thrown, relative to this directory: "node_modules/x/y.js:25".
+function thrownAt(error) {
+  const frame = /\(?(\/[^():]+):(\d+):\d+\)?$/m.exec(String(error.stack).split('\n').slice(1).join('\n'));
+  return frame ? `${path.relative(__dirname, frame[1])}:${frame[2]}` : 'unknown place';
+}
+
+// The driver's module, or an Error that says why it cannot run here. mysql-native 0.4.7, its
+// last release, does not load on the Node.js this project runs: its command.js calls
+// util.inherits(cmd, process.EventEmitter), and process.EventEmitter is gone; the require
+// throws, and so does this (docs/real-systems.md: what fails after that).
+function loadDriver(name) {
+  if (!DRIVERS.includes(name)) {
+    throw new Error(`no such driver '${name}' (${DRIVERS.join(', ')})`);
+  }
+  let driver;
+  try {
+    driver = require(name);
+  } catch (error) {
+    if (error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${name}'`)) {
+      throw new Error(`the npm package ${name} is missing: run scripts/deps.sh (npm ci in servers/node)`);
+    }
+    const code = error.code ? ` [${error.code}]` : '';
+    throw new Error(`require('${name}') failed on Node.js ${process.version}: ` +
+                    `${error.name}${code}: ${error.message} (at ${thrownAt(error)})`);
+  }
+  if (name !== 'mysql') {
+    // Only a Node.js that still has process.EventEmitter gets here; this peer has no pool for it.
+    throw new Error(`${name} loaded, but this peer has no pool for it on Node.js ${process.version}`);
+  }
+  return {name, createPool: driver.createPool};
+}
+
 // The pool as the post used it: connectionLimit 10, the driver's defaults otherwise, except what
 // the same bytes need: utf8mb4 (the driver's default utf8 turns sampledb's emoji into '?'), and
 // dates and decimals as the server's text (by default a date becomes a Date object and a decimal
-// a Number, 12.90 printing as 12.9).
-function createPool(settings) {
+// a Number, 12.90 printing as 12.9). driver: what loadDriver returned.
+function createPool(driver, settings) {
   const port = Number(settings.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new Error(`bad database port '${settings.port}'`);
@@ -76,7 +105,7 @@ function createPool(settings) {
     options.host = settings.host;
     options.port = port;
   }
-  return mysql.createPool(options);
+  return driver.createPool(options);
 }
 
 function sleepQuery(delayMs) {
@@ -175,4 +204,4 @@ function factorial(n) {
   return `${n}! = ${product}\n`;
 }
 
-module.exports = {DB_SETTINGS, dbDefaults, dbFlagHelp, createPool, htmlPage, ordersJson, factorial};
+module.exports = {DB_SETTINGS, DRIVERS, dbDefaults, dbFlagHelp, loadDriver, createPool, htmlPage, ordersJson, factorial};
