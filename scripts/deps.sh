@@ -12,6 +12,7 @@
 #   stress  slowhttptest (scripts/stress.sh)
 #   test    pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
 #   php     the real Apache+PHP (prefork, mod_php, mysqli)
+#   apache  Apache alone, for Apache with PHP-FPM
 #   fpm     PHP-FPM 8.2, for the pages behind nginx or Apache (fpm-server, apache-fpm-server)
 #   nginx   nginx 1.22, the reverse proxy of E2 (behind-nginx)
 #   node    the real Node.js and its npm packages (mysql, Express)
@@ -29,11 +30,12 @@ declare -A group=(
     [stress]="slowhttptest"
     [test]="python3-pytest clang libclang-rt-14-dev clang-format valgrind"
     [php]="apache2 libapache2-mod-php php-mysql"
+    [apache]="apache2"
     [fpm]="php8.2-fpm php-mysql"
     [nginx]="nginx-light"
     [node]=""
 )
-order=(base build db tools stress test php fpm nginx node)
+order=(base build db tools stress test php apache fpm nginx node)
 
 list_only=0
 if [ "${1:-}" = --packages ]; then list_only=1; shift; fi

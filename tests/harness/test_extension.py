@@ -69,7 +69,7 @@ IN_DEFAULT = False
 
 
 def plan(ctx):
-    servers = [s for s in ctx.servers(needs="/hello") if s.key == "throwaway"]
+    servers = ctx.servers(["throwaway"], needs="/hello")
     load = Load("ab", "/hello", 5, n=300)
     return [Part([Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load)])
                   for s in servers], rounds(ctx.size))]

@@ -93,7 +93,7 @@ def test_three_second_requests_need_an_overflow_with_the_posts_backlog():
 
 def test_length_failures_without_l_and_none_with_it():
     records = []
-    for server in ("php", "node", "blocking", "async"):
+    for server in ("php", "apache-fpm", "node", "blocking", "async"):
         records += rounds(f"e3-{server}", server, {"failed_length": 970, "failed": 970,
                                                   "complete": 1000})
         records += rounds(f"e3-{server}-l", server,

@@ -111,11 +111,15 @@ class Engine:
         self.steps_file = os.path.join(self.directory, "steps.tsv")
         open(self.steps_file, "a").close()
 
-    def fail(self, run_id, cause, log_path=""):
-        self.failures += 1
+    def fail(self, run_id, cause, log_path="", optional=False):
+        """Records a failure in steps.tsv: a failed run, or one of a system that may not run
+        here (optional), which is reported but fails nothing."""
+        self.failures += not optional
         with open(self.steps_file, "a") as f:
-            f.write(f"{run_id}\tfailed\t{cause}\t{log_path}\n")
-        self.log(f"    FAILED: {cause}" + (f" (log: {log_path})" if log_path else ""))
+            f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t"
+                    f"{log_path}\n")
+        self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
+                 + (f" (log: {log_path})" if log_path else ""))
 
     def run(self, parts, progress=None):
         """Runs every part; returns the records in the order they ran."""
@@ -146,9 +150,8 @@ class Engine:
     # ---- servers ---------------------------------------------------------------------------
 
     def _flags(self, item):
-        """The server flags of a group (or of a standalone run): its server's, then its own."""
-        flags = item.flags(self.directory) if callable(item.flags) else item.flags
-        return (*item.server.flags, *flags)
+        """The run flags of a group (or of a standalone run), once earlier runs decided them."""
+        return tuple(item.flags(self.directory) if callable(item.flags) else item.flags)
 
     def _start(self, group, round_):
         """The group's server, started (or reached, when remote), or why it could not be."""
@@ -161,12 +164,14 @@ class Engine:
             return held
         prefix = os.path.join(self.directory, "raw", f"{group.runs[0].base}-r{round_}")
         try:
-            held.flags = self._flags(group)
+            run_flags = self._flags(group)
+            held.flags = (*group.server.flags, *run_flags)
             extra = held.stack.enter_context(group.around(self.checkout, prefix)) \
                 if group.around else ()
-            command = group.server.system.command(self.checkout, [*held.flags, *extra],
-                                                  files_dir=prefix + ".files")
-            held.target = server.start(key, command, prefix)
+            command = group.server.command(self.checkout, run_flags, extra,
+                                           files_dir=prefix + ".files")
+            held.target = server.start(key, command, prefix,
+                                       whole_status=not group.server.behind_nginx)
         except (server.TargetError, FlagsUnavailable, OSError) as error:
             held.stack.close()
             held.cause = str(error)
@@ -223,7 +228,7 @@ class Engine:
         target, flags = held.target, held.flags
         if run.load.tool == "standalone":
             try:
-                flags = self._flags(run)
+                flags = (*run.server.flags, *self._flags(run))
             except FlagsUnavailable as error:
                 return self._failed(run, round_, str(error))
         elif target is None:
@@ -241,7 +246,7 @@ class Engine:
     def _failed(self, run, round_, cause):
         run_id = f"{run.base}-r{round_}"
         record = self.recorder.failed(run_id, self.meta(run, round_, 1, ()), run.load, cause)
-        self.fail(run_id, cause)
+        self.fail(run_id, cause, optional=run.optional)
         return record
 
     def _measured(self, run, round_, attempt, target, flags):
@@ -281,7 +286,8 @@ class Engine:
                     time_limit = TIME_LIMIT_FACTOR * load.seconds + 5
             record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
         if record["status"] != "ok":
-            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"))
+            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
+                      run.optional)
         return record
 
     def _failed_attempt(self, run_id, meta, load, target):

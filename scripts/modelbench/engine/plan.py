@@ -69,7 +69,9 @@ class Run:
     """One measured run: its base id (shared by its rounds), title, experiment, server and load.
     flags: server flags beyond the server's own, or a callable(results) giving them once earlier
     runs decided them (the calibrated cost). warm: warm the server up at the load's concurrency
-    first. record: extra fields for the run's record (e.g. rtt_ms)."""
+    first. record: extra fields for the run's record (e.g. rtt_ms). optional: a system that may
+    not run on this machine (a driver too old for its Node.js): its failure is reported as not
+    runnable here, with its cause, and fails nothing else."""
 
     base: str
     title: str
@@ -79,6 +81,7 @@ class Run:
     flags: object = ()
     warm: bool = True
     record: dict = field(default_factory=dict)
+    optional: bool = False
 
     @property
     def local_only(self):

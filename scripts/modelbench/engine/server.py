@@ -130,11 +130,13 @@ class ServerProcess:
 
 class Target:
     """Where the load goes: NAME and http://HOST:PORT, and the ServerProcess that serves it (None:
-    a remote server, not ours to start or stop). As a context manager, a local server is stopped
-    at the end of the block if it still runs."""
+    a remote server, not ours to start or stop). whole_status: its /status, if it has one,
+    reports the whole process tree (not so behind a proxy, where /status is the backend's). As a
+    context manager, a local server is stopped at the end of the block if it still runs."""
 
-    def __init__(self, name, address, process):
+    def __init__(self, name, address, process, whole_status=True):
         self.name = name
+        self.whole_status = whole_status
         host, _, port = address.rpartition(":")
         if host in WILDCARD_HOSTS:
             host = "127.0.0.1"
@@ -196,7 +198,7 @@ class Target:
         if not self.local:
             return serverstatus.StatusWatcher(self)
         tree = processes.ProcessTree(self.pid, from_start)
-        first = serverstatus.read_resources(self)
+        first = serverstatus.read_resources(self) if self.whole_status else None
         return tree if first is None else serverstatus.CrossChecked(
             tree, serverstatus.StatusWatcher(self, first, peaks=False))
 
@@ -212,7 +214,8 @@ class Target:
         return self.process.stop(timeout_s=timeout_s)
 
 
-def start(name, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S):
+def start(name, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S,
+          whole_status=True):
     """Starts a server from its command line and waits for its ready line: a Target."""
     process = ServerProcess(command, log_prefix, echo, ready_timeout_s)
-    return Target(name, process.address, process)
+    return Target(name, process.address, process, whole_status)

@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 from modelbench import systems
 from modelbench.report.tables import fmt
+from modelbench.report.verdicts import NOT_MEASURED, Side
 from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
@@ -30,6 +31,8 @@ ROUNDS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
 # Each side's two systems a claim compares: the one that a worker per connection serves (the
 # blocking side), the one that one event loop serves (the async side).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
+# The systems of E1's and E4's posts: the real ones and their models.
+POSTS = ("php", "node", "blocking", "async")
 CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster")}
 
 
@@ -54,12 +57,13 @@ class Context:
         key = key or name + ("-cluster" if cluster else "") + ("-cal" if calibrated else "")
         return Server(systems.get(name), key, cluster, calibrated, own_flags)
 
-    def servers(self, clusters=False, needs=None):
-        """The selected systems as servers, in the list's order, with their cluster variants
-        when clusters; needs: only systems that have this (an endpoint, or 'standalone')."""
+    def servers(self, names=POSTS, clusters=False, needs=None):
+        """Those of these systems that are selected, as servers, in the list's order, with their
+        cluster variants when clusters; needs: only systems that have this (an endpoint, or
+        'standalone')."""
         out = []
         for system in systems.ALL:
-            if system.name not in self.systems:
+            if system.name not in self.systems or system.name not in names:
                 continue
             if needs == "standalone" and system.standalone is None:
                 continue
@@ -69,6 +73,11 @@ class Context:
             if clusters and system.cluster_flags:
                 out.append(self.server(system.name, cluster=True))
         return out
+
+    def mysql_native(self):
+        """[node with the mysql-native driver, E1's other driver] when node is selected."""
+        return [self.server("node", own_flags=("--driver", "mysql-native"),
+                            key="node-native")] if self.has("node") else []
 
     def calibrated_servers(self, clusters=False):
         """The calibrated variant of each selected model whose real system is selected too."""
@@ -142,6 +151,14 @@ def style(results, key):
     dash = 1 if system is not None and system.real else \
         3 if records.get(key, {}).get("calibrated") else 2
     return color, dash
+
+
+def not_runnable(results, base):
+    """A Side saying exactly why base could not run here (the cause its runs recorded), or None
+    when one of its runs succeeded or none was made."""
+    if not results.has(base) or results.ok(base):
+        return None
+    return Side(f"did not run here: {results.record(base).get('cause', '?')}", NOT_MEASURED)
 
 
 def pct(value):

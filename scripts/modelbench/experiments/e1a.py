@@ -5,10 +5,11 @@ pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with mysql 9
 import re
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import SIDES, figures, ms, rounds, server_order
+from modelbench.experiments.base import SIDES, figures, ms, not_runnable, rounds, server_order
 from modelbench.report.runtable import pair_derived_row, pair_row
 from modelbench.report.tables import fmt, range_cell, table
-from modelbench.report.verdicts import (Claim, median, ratio_side, spread_text, within)
+from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, at_most, median, ratio_side,
+                                        spread_text, within)
 
 KEY = "E1a"
 TITLE = "E1a — the /html workload in one process, no HTTP"
@@ -27,9 +28,10 @@ def base(key):
 
 def plan(ctx):
     n = ITERATIONS[ctx.size]
-    servers = ctx.servers(needs="standalone")
+    native = ctx.mysql_native()
     groups = [Group([Run(base(s.key), f"E1a {s.key}: the /html workload {n} times, no HTTP",
-                         KEY, s, Load("standalone", n=n), warm=False)]) for s in servers]
+                         KEY, s, Load("standalone", n=n), warm=False, optional=s in native)])
+              for s in ctx.servers(needs="standalone") + native]
     return [Part(groups, rounds(ctx.size))]
 
 
@@ -118,13 +120,36 @@ def claims(results):
 
     if not any(results.has(base(k)) for k in SIDES["real"] + SIDES["model"]):
         return []
-    return [Claim("E1a standalone",
+    return [driver_claim(results)] + [Claim("E1a standalone",
                   "Run in one process without HTTP, Node.js with the mysql driver takes about a "
                   "third longer than PHP (E1a: 9.771 s vs 7.410 s real, ×1.32; ×1.02 with "
                   "mysql-native)",
                   f"real time of the async side ÷ the blocking side's within ×{LOW:.2f}–"
                   f"×{HIGH:.2f} (×{POST_RATIO:.2f} ±25 %)",
                   side(*SIDES["real"]), side(*SIDES["model"]))]
+
+
+def driver_claim(r):
+    """mysql-native against mysql, the real side only: the models have no such driver."""
+    def describe(ratio):
+        return (f"real: node with mysql {spread_text(r.spread(base('node'), 'real_s'), 3)} s, "
+                f"with mysql-native {spread_text(r.spread(base('node-native'), 'real_s'), 3)} "
+                f"s; ×{ratio.median:.2f}")
+    real = not_runnable(r, base("node-native")) or ratio_side(
+        r, base("node-native"), base("node"), "real_s", lambda ratio: at_most(ratio, 0.9),
+        describe, lambda: f"mysql-native: {cpu_of(r, base('node-native'))}; mysql: "
+        f"{cpu_of(r, base('node'))}.")
+    return Claim("E1a mysql-native",
+                 "Node.js with mysql-native runs the workload faster than with mysql (E1a: "
+                 "7.533 s vs 9.771 s real)",
+                 "real time with mysql-native ÷ with mysql ×0.9 or less", real,
+                 Side("the models have no second driver", NOT_MEASURED))
+
+
+def cpu_of(r, b):
+    n = r.figure(b, "iterations") or 1
+    return (f"own CPU {1000 * (r.figure(b, 'user_s') + r.figure(b, 'sys_s')) / n:.2f} ms per "
+            "iteration")
 
 
 def plots(results):

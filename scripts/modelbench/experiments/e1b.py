@@ -6,13 +6,15 @@ PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, figures,
-                                         machine_split, ms, rounds, server_order, style)
+                                         machine_split, ms, not_runnable, rounds, server_order,
+                                         style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.runtable import load_rows, pair_derived_row, pair_row, table_notes
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (NOT_REPRODUCED, Claim, all_of, at_least, at_most,
-                                        judged, needs, ratio_side, spread_text, within)
+from modelbench.report.verdicts import (NOT_MEASURED, NOT_REPRODUCED, Claim, Side, all_of,
+                                        at_least, at_most, judged, needs, ratio_side,
+                                        spread_text, within)
 
 KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
@@ -45,14 +47,16 @@ def load(ctx, c):
     return Load("ab", "/html", c, seconds=SECONDS[ctx.size])
 
 
-def group(ctx, server, flags=()):
+def group(ctx, server, flags=(), optional=False):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
-                      server, load(ctx, c), flags=flags) for c in CONCURRENCIES])
+                      server, load(ctx, c), flags=flags, optional=optional)
+                  for c in CONCURRENCIES])
 
 
 def plan(ctx):
-    return [Part([group(ctx, s) for s in ctx.servers(clusters=True, needs="/html")],
-                 rounds(ctx.size))]
+    groups = [group(ctx, s) for s in ctx.servers(clusters=True, needs="/html")]
+    groups += [group(ctx, s, optional=True) for s in ctx.mysql_native()]
+    return [Part(groups, rounds(ctx.size))]
 
 
 def calibrated_plan(ctx, servers):
@@ -242,6 +246,23 @@ def faster_claims(r):
     ]
 
 
+def driver_claim(r):
+    """mysql-native against mysql under ab, the real side only."""
+    native, mysql = base("node-native", 20), base("node", 20)
+
+    def describe(ratio):
+        return (f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
+                f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
+                f"({spread_text(ratio, prefix='×')})")
+    real = not_runnable(r, native) or ratio_side(
+        r, native, mysql, "requests_per_s", lambda ratio: at_most(ratio, 1.0), describe,
+        lambda: f"mysql-native: {cpu_per_request(r, native)}; mysql: {cpu_per_request(r, mysql)}.")
+    return Claim("E1b mysql-native",
+                 "Under ab, Node.js with mysql-native is slower still than with mysql (E1b)",
+                 "requests/s with mysql-native ÷ with mysql at -c 20 at most ×1", real,
+                 Side("the models have no second driver", NOT_MEASURED))
+
+
 def claims(results):
     if not keys(results):
         return []
@@ -249,7 +270,7 @@ def claims(results):
             [flat_claim(results, real, model, name) for real, model, name in (
                 ("php", "blocking", "Apache+PHP"), ("node", "async", "Node.js"),
                 ("node-cluster", "async-cluster", "Node.js cluster"))] +
-            [cluster_claim(results)] + faster_claims(results))
+            [cluster_claim(results)] + faster_claims(results) + [driver_claim(results)])
 
 
 def plots(results):

@@ -1,24 +1,47 @@
-"""E2: hello world, `ab -c 200` against /hello, with the servers' listen queue (511) and with the
-posts' (128: Linux capped every queue at net.core.somaxconn = 128 before 5.4). The post, through
-nginx: PHP-FPM 5042 req/s, Node.js 5356, no failures, the longest request about 3.2–3.7 s in
-every run: a SYN sent again after the listen queue overflowed. The kernel's counters
+"""E2: hello world, `ab -c 200` against /hello. First every system directly, with the servers'
+listen queue (511) and with the posts' (128: Linux capped every queue at net.core.somaxconn =
+128 before 5.4); then as the post ran it, through nginx: PHP-FPM on a TCP port (and on a unix
+socket, at -c 200 and -c 100, with FPM's listen.backlog at the post's 128 and at 511), Node.js,
+Express, the models, and nginx's own /hello, every listen queue at 128. The post: PHP-FPM 5042
+req/s, Node.js 5356, Express 3529, no failures, the longest request about 3.2–3.7 s in every
+run (a SYN sent again after the listen queue overflowed); PHP-FPM on a unix socket answered more
+than half the requests non-200 at -c 200, none at -c 100. The kernel's counters
 (ListenOverflows, ListenDrops, TCPSynRetrans) are read around every run."""
 
+from dataclasses import replace
+
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import SIDES, figures, rounds, server_order
+from modelbench.experiments.base import SIDES, cpu_per_request, figures, rounds, server_order
 from modelbench.report.results import client_text
 from modelbench.report.runtable import (counter_rows, load_rows, pair_derived_row, pair_row,
                                         table_notes)
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import Claim, all_of, at_least, at_most, judged, needs, spread_text
+from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
+                                        judged, needs, ratio_side, spread_text, within)
 
 KEY = "E2"
 TITLE = "E2 — hello world"
 IN_DEFAULT = True
 REQUESTS = {"smoke": 2000, "default": 20000, "standard": 50000, "full": 100000}
+NGINX_REQUESTS = {"smoke": 1000, "default": 5000, "standard": 20000, "full": 100000}
+# Through nginx, as the post: (key, system, flags of its own, behind nginx, concurrencies).
+BEHIND_NGINX = (
+    ("fpm", "fpm", ("--fpm-backlog", "128"), False, (200,)),
+    ("fpm-unix", "fpm", ("--fpm-listen", "unix", "--fpm-backlog", "128"), False, (200, 100)),
+    ("fpm-unix-511", "fpm", ("--fpm-listen", "unix", "--fpm-backlog", "511"), False, (200,)),
+    ("node-nginx", "node", (), True, (200,)),
+    ("express-nginx", "express", (), True, (200,)),
+    ("blocking-nginx", "blocking", (), True, (200,)),
+    ("async-nginx", "async", (), True, (200,)),
+    ("nginx", "nginx", (), False, (200,)),
+)
+NGINX_REAL = ("fpm", "node-nginx", "express-nginx")
+NGINX_MODELS = ("blocking-nginx", "async-nginx")
 POSTS_BACKLOG = 128
 SERVERS_BACKLOG = 511
 RETRANSMIT_MS = 1000  # a SYN retransmit waits 1 s first
+SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
+EXPRESS_BELOW = 0.85
 
 
 def somaxconn():
@@ -29,6 +52,10 @@ def somaxconn():
 
 def base(key, backlog=None):
     return f"e2-{key}" + (f"-backlog{backlog}" if backlog else "")
+
+
+def nginx_base(key, c=200):
+    return f"e2n-{key}-c{c}"
 
 
 def plan(ctx):
@@ -43,7 +70,21 @@ def plan(ctx):
                                  f"E2 {server.key} --backlog {POSTS_BACKLOG}: {load.text()}", KEY,
                                  server, load, flags=("--backlog", str(POSTS_BACKLOG)),
                                  record=record)]))
-    return [Part(groups, rounds(ctx.size))]
+    behind = []
+    for key, system, own, front, concurrencies in BEHIND_NGINX:
+        if not ctx.has(system):
+            continue
+        server = ctx.server(system, own_flags=own, key=key)
+        if front:
+            server = replace(server, behind_nginx=True)
+        runs = []
+        for c in concurrencies:
+            load = Load("ab", "/hello", c, n=NGINX_REQUESTS[ctx.size])
+            runs.append(Run(nginx_base(key, c), f"E2 {key} through nginx: {load.text()}", KEY,
+                            server, load, flags=("--backlog", str(POSTS_BACKLOG)),
+                            record=record))
+        behind.append(Group(runs))
+    return [Part(groups, rounds(ctx.size)), Part(behind, rounds(ctx.size))]
 
 
 def keys(results):
@@ -62,6 +103,7 @@ def section(results):
                   table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
                         load_rows(results, bases, counter_rows(results, bases)))]
         parts += table_notes(results, bases) + [""]
+    parts += nginx_section(results)
     if not parts:
         return ""
     first = results.record(next(base(k) for k in keys(results)))
@@ -79,9 +121,121 @@ def section(results):
     ] + parts)
 
 
+def nginx_bases(results):
+    return [nginx_base(key, c) for key, _, _, _, concurrencies in BEHIND_NGINX
+            for c in concurrencies if results.has(nginx_base(key, c))]
+
+
+def nginx_section(results):
+    bases = nginx_bases(results)
+    if not bases:
+        return []
+    labels = [results.label(results.record(b)["server"]) +
+              (f" -c {results.record(b)['concurrency']}" if not b.endswith("-c200") else "")
+              for b in bases]
+    post = {"fpm": "5042", "node-nginx": "5356", "express-nginx": "3529"}
+    extra = [["the post's requests/s"] + [post.get(results.record(b)["server"], "")
+                                          if b.endswith("-c200") else "" for b in bases]]
+    share = []
+    for model in ("blocking", "async"):
+        direct, behind = base(model, POSTS_BACKLOG), nginx_base(f"{model}-nginx")
+        d, b = (results.per_request_ms(x, "server") for x in (direct, behind))
+        if d is not None and b is not None:
+            share.append([model, fmt(1000 * d, 1), fmt(1000 * b, 1), fmt(1000 * (b - d), 1)])
+    out = ["### As the post ran it: through nginx", "",
+           f"`ab -r -c 200 -n {results.record(bases[0]).get('requests')}` against `/hello` "
+           "through nginx 1.22 (one worker, a new upstream connection per request, as the post's "
+           f"nginx 0.8), every listen queue at {POSTS_BACKLOG}, the cap of the post's kernel: "
+           "nginx's, and PHP-FPM's `listen.backlog` (`--fpm-backlog`), the setting that decides "
+           "whether a burst of connections to FPM's unix socket fails (a full unix-socket queue "
+           "refuses nginx's connect at once: 502; a full TCP queue drops the SYN and the client "
+           "retries). `fpm-unix-511` is the other side of that setting. A system's CPU here is "
+           "its whole tree, nginx included.", "",
+           table(["value"] + labels, load_rows(results, bases, extra + counter_rows(results,
+                                                                                   bases)))]
+    out += table_notes(results, bases) + [""]
+    if share:
+        out += ["What nginx adds to a model's CPU per /hello request (µs: directly with "
+                f"`--backlog {POSTS_BACKLOG}`, behind nginx, the difference):", "",
+                table(["model", "directly", "behind nginx", "nginx's share"], share), ""]
+    return out
+
+
+def nginx_claims(r):
+    def similar(numerator, denominator, low, high):
+        return ratio_side(r, nginx_base(numerator), nginx_base(denominator), "requests_per_s",
+                          lambda ratio: within(ratio, low, high),
+                          lambda ratio: f"{numerator} ÷ {denominator} {spread_text(ratio, prefix='×')}",
+                          lambda: f"{numerator}: {cpu_per_request(r, nginx_base(numerator))}; "
+                          f"{denominator}: {cpu_per_request(r, nginx_base(denominator))}.")
+
+    def clean(keys_):
+        bases = [nginx_base(k) for k in keys_]
+        worst = r.paired(bases, "failed", max)
+        non2xx = r.paired(bases, "non2xx", max)
+        if worst is None or non2xx is None:
+            return needs(*bases)
+        return judged("; ".join(f"{k}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
+                                f"{spread_text(r.spread(b, 'non2xx'), 0)} non-2xx"
+                                for k, b in zip(keys_, bases)),
+                      all_of(at_most(worst, 0), at_most(non2xx, 0)),
+                      lambda: "; ".join(f"{k}: {fmt(r.figure(b, 'failed_other'), 0)} "
+                                        "connect/receive failures" for k, b in zip(keys_, bases)),
+                      worst)
+
+    def slow(keys_):
+        bases = [nginx_base(k) for k in keys_]
+        longest = r.paired(bases, "max_ms", max)
+        if longest is None:
+            return needs(*bases)
+        return judged("; ".join(f"{k}: longest {spread_text(r.spread(b, 'max_ms'), 0, suffix=' ms')}"
+                                for k, b in zip(keys_, bases)),
+                      at_least(longest, RETRANSMIT_MS),
+                      lambda: f"listen queue overflows in the runs: "
+                      f"{spread_text(r.paired(bases, 'listen_overflows', lambda *v: sum(v)), 0)};"
+                      f" no SYN waited for its retransmit", longest)
+
+    unix, c100, other = nginx_base("fpm-unix"), nginx_base("fpm-unix", 100),         nginx_base("fpm-unix-511")
+    failing, calm, fixed = (r.spread(b, "non2xx") for b in (unix, c100, other))
+    if None in (failing, calm, fixed):
+        socket = needs(unix, c100, other)
+    else:
+        socket = judged(f"listen.backlog 128: {failing.text(0)} non-2xx at -c 200, "
+                        f"{calm.text(0)} at -c 100; listen.backlog 511: {fixed.text(0)} at -c 200",
+                        all_of(at_least(failing, 1), at_most(calm, 0), at_most(fixed, 0)),
+                        lambda: f"{fmt(r.figure(unix, 'failed_other'), 0)} failed connections; "
+                        f"{cpu_per_request(r, unix)}", failing)
+    no_model = Side("no model of it", NOT_MEASURED)
+    return [
+        Claim("E2n Node.js about PHP-FPM", "Through nginx, Node.js serves hello world about as "
+              "fast as PHP-FPM (E2: 5356 vs 5042 req/s, +6 %)",
+              f"Node.js ÷ PHP-FPM within ×{SIMILAR_LOW}–×{SIMILAR_HIGH} (the async side ÷ the "
+              "blocking side for the models)",
+              similar("node-nginx", "fpm", SIMILAR_LOW, SIMILAR_HIGH),
+              similar("async-nginx", "blocking-nginx", SIMILAR_LOW, SIMILAR_HIGH)),
+        Claim("E2n Express below Node.js", "Express serves clearly less than plain Node.js "
+              "(E2: 3529 vs 5356 req/s, −34 %)", f"Express ÷ Node.js ×{EXPRESS_BELOW} or less",
+              ratio_side(r, nginx_base("express-nginx"), nginx_base("node-nginx"),
+                         "requests_per_s", lambda ratio: at_most(ratio, EXPRESS_BELOW),
+                         lambda ratio: f"express ÷ node {spread_text(ratio, prefix='×')}",
+                         lambda: f"express: {cpu_per_request(r, nginx_base('express-nginx'))}; "
+                         f"node: {cpu_per_request(r, nginx_base('node-nginx'))}."), no_model),
+        Claim("E2n FPM unix socket", "PHP-FPM on a unix socket answers many requests non-200 at "
+              "-c 200 and none at -c 100 (E2): its listen.backlog, 128 then, decides",
+              "non-2xx > 0 at -c 200 and 0 at -c 100 with listen.backlog 128; 0 with 511",
+              socket, no_model),
+        Claim("E2n no failures", "Through nginx over TCP, no failed requests (E2)",
+              "0 failed and 0 non-2xx in every run of the side", clean(NGINX_REAL),
+              clean(NGINX_MODELS)),
+        Claim("E2n 3-s requests", "Through nginx, the longest request takes about 3 s (E2: "
+              "3.2–3.7 s)", f"the side's longest request ≥ {RETRANSMIT_MS} ms", slow(NGINX_REAL),
+              slow(NGINX_MODELS)),
+    ]
+
+
 def claims(r):
     if not keys(r):
-        return []
+        return nginx_claims(r) if nginx_bases(r) else []
     first = r.record(next(base(k) for k in keys(r)))
     cap = first.get("somaxconn", SERVERS_BACKLOG)
 
@@ -147,7 +301,7 @@ def claims(r):
               f"the side's longest request ≥ {RETRANSMIT_MS} ms and listen queue overflows "
               "during its runs",
               slow_side(SIDES["real"], POSTS_BACKLOG), slow_side(SIDES["model"], POSTS_BACKLOG)),
-    ]
+    ] + (nginx_claims(r) if nginx_bases(r) else [])
 
 
 def plots(results):
@@ -155,8 +309,10 @@ def plots(results):
 
 
 def headline(results):
-    return figures(results, [(f"E2 {k} requests/s", base(k)) for k in keys(results)],
-                   "requests_per_s", 1)
+    return figures(results, [(f"E2 {k} requests/s", base(k)) for k in keys(results)] +
+                   [(f"E2 {results.record(b)['server']} through nginx -c "
+                     f"{results.record(b)['concurrency']} requests/s", b)
+                    for b in nginx_bases(results)], "requests_per_s", 1)
 
 
 def pair_rows(results, model, real):

@@ -1,7 +1,9 @@
-"""E3: `ab -n 1000 -c 5` against /factorial (n! for a random n in 10..40, so the length of the
-body varies), then the same with `-l`. ab takes the first response's length as the reference and
-counts every other length as "Failed requests (Length)"; the post saw 970 of 1000. Its verdict
-does not depend on noise: one round by default."""
+"""E3: `ab -n 1000 -c 5` as its post ran it, Apache with PHP-FPM beside Apache with mod_php and
+the models: against /html (the post's CMS page: appserver.io 30.6 req/s, Apache+PHP-FPM 43.0;
+appserver.io is not runnable here) and /factorial (n! for a random n in 10..40, so the length of
+the body varies), then the same with `-l`. ab takes the first response's length as the
+reference and counts every other length as "Failed requests (Length)"; the post saw 970 of
+1000. Its verdict does not depend on noise: one round by default."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import SIDES, figures, server_order
@@ -14,6 +16,16 @@ TITLE = "E3 — /factorial and ab's Length failures"
 IN_DEFAULT = True
 REQUESTS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
 ROUNDS = {"smoke": 1, "default": 1, "standard": 3, "full": 3}
+SYSTEMS = ("php", "apache-fpm", "node", "blocking", "async")
+REAL = ("php", "apache-fpm", "node")
+# appserver.io 1.0.1, the post's other system, needs PHP 5 with pthreads: neither Debian 12 (PHP
+# 8.2) nor its package archive has it.
+APPSERVER = "not runnable here: appserver.io needs PHP 5 with the pthreads extension; Debian 12 " \
+    "has PHP 8.2 and no appserver.io"
+
+
+def page_base(key):
+    return f"e3-{key}-html"
 
 
 def base(key, with_l=False):
@@ -23,20 +35,38 @@ def base(key, with_l=False):
 def plan(ctx):
     n = REQUESTS[ctx.size]
     groups = []
-    for server in ctx.servers(needs="/factorial"):
+    for server in ctx.servers(SYSTEMS, needs="/factorial"):
         plain = Load("ab", "/factorial", 5, n=n)
         variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
+        page = Load("ab", "/html", 5, n=n)
         # The -l run follows on the same server, warm from the run before it.
-        groups.append(Group([Run(base(server.key), f"E3 {server.key}: {plain.text()}", KEY,
-                                 server, plain),
-                             Run(base(server.key, True), f"E3 {server.key}: {variable.text()}",
-                                 KEY, server, variable, warm=False)]))
+        runs = [Run(base(server.key), f"E3 {server.key}: {plain.text()}", KEY, server, plain),
+                Run(base(server.key, True), f"E3 {server.key}: {variable.text()}", KEY, server,
+                    variable, warm=False)]
+        if server.system.name != "node":
+            runs.append(Run(page_base(server.key), f"E3 {server.key}: {page.text()}", KEY,
+                            server, page))
+        groups.append(Group(runs))
     return [Part(groups, ROUNDS[ctx.size])]
 
 
 def bases(results):
     return [b for k in server_order(results) for b in (base(k), base(k, True))
             if results.has(b)]
+
+
+def page_section(results):
+    found = [page_base(k) for k in server_order(results) if results.has(page_base(k))]
+    if not found:
+        return []
+    extra = [["the post (its CMS page, 7724 bytes)"] +
+             ["43.0 req/s" if results.record(b)["server"] == "apache-fpm" else ""
+              for b in found] + ["30.6 req/s"]]
+    rows = [row + [APPSERVER if i == 0 else ""] for i, row in
+            enumerate(load_rows(results, found))] + extra
+    return [f"### `ab -r -n {results.record(found[0]).get('requests')} -c 5` against `/html`", "",
+            table(["value"] + [results.label(results.record(b)["server"]) for b in found] +
+                  ["appserver.io 1.0.1"], rows)] + table_notes(results, found) + [""]
 
 
 def section(results):
@@ -58,8 +88,10 @@ def section(results):
         "takes the first response's length as the reference and counts every other length as "
         "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.",
         "",
+        f"### `ab -r -n {first.get('requests')} -c 5` against `/factorial`, without and with "
+        "`-l`", "",
         table(["value"] + labels, load_rows(results, found, extra)),
-    ] + table_notes(results, found) + [""])
+    ] + table_notes(results, found) + [""] + page_section(results))
 
 
 def claims(r):
@@ -89,7 +121,7 @@ def claims(r):
                   "ab counts responses whose length differs from the first as failed (Length); "
                   "`-l` accepts them (E3: 970 of 1000 failed)",
                   "Length failures > 0 without -l and 0 failed with -l, for both of the side",
-                  side(SIDES["real"]), side(SIDES["model"]))]
+                  side(REAL), side(SIDES["model"]))]
 
 
 def plots(results):
@@ -97,8 +129,11 @@ def plots(results):
 
 
 def headline(results):
-    return figures(results, [(f"E3 {results.record(b)['server']} Length failures", b)
-                             for b in bases(results) if not b.endswith("-l")], "failed_length", 0)
+    return {**figures(results, [(f"E3 {results.record(b)['server']} Length failures", b)
+                                for b in bases(results) if not b.endswith("-l")],
+                      "failed_length", 0),
+            **figures(results, [(f"E3 {k} /html -c 5 requests/s", page_base(k))
+                                for k in server_order(results)], "requests_per_s", 1)}
 
 
 def pair_rows(results, model, real):

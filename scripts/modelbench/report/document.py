@@ -223,13 +223,16 @@ def section_checks(directory):
 
 
 def section_failures(directory):
-    failed = [line.split("\t") for line in read_text(os.path.join(directory, "steps.tsv"))
-              .splitlines() if "\tfailed\t" in line]
-    if not failed:
-        return ""
-    rows = [[f[0], f[2] if len(f) > 2 else "", f"`{f[3]}`" if len(f) > 3 and f[3] else ""]
-            for f in failed]
-    return "\n".join(["## Steps that failed", "", table(["step", "cause", "log"], rows), ""])
+    steps = [line.split("\t") for line in read_text(os.path.join(directory, "steps.tsv"))
+             .splitlines()]
+    out = []
+    for status, title in (("failed", "Steps that failed"),
+                          ("not runnable", "Not runnable here")):
+        rows = [[f[0], f[2] if len(f) > 2 else "", f"`{f[3]}`" if len(f) > 3 and f[3] else ""]
+                for f in steps if len(f) > 1 and f[1] == status]
+        if rows:
+            out += [f"## {title}", "", table(["step", "cause", "log"], rows), ""]
+    return "\n".join(out)
 
 
 def section_warmups(results):

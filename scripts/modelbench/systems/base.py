@@ -69,28 +69,46 @@ def built_model(name, title, side, port, stands_for, cluster_flags=()):
         cluster_flags=cluster_flags, status=True, stands_for=stands_for)
 
 
+# The reverse proxy a server may run behind (servers/nginx/behind-nginx): it starts the system as
+# its backend and takes the --listen, --backlog and database flags itself.
+FRONT = ("nginx", "behind-nginx")
+
+
 @dataclass(frozen=True)
 class Server:
     """A system as a plan runs it: its key (run ids, table columns), its cluster mode, whether it
-    runs with the calibrated cost, and flags of its own."""
+    runs with the calibrated cost, flags of its own, and whether it runs behind nginx."""
 
     system: System
     key: str
     cluster: bool = False
     calibrated: bool = False
     own_flags: tuple = field(default=())
+    behind_nginx: bool = False
 
     @property
     def flags(self):
         return (self.system.cluster_flags if self.cluster else ()) + self.own_flags
+
+    def command(self, checkout, run_flags=(), extra=(), files_dir=None, listen="127.0.0.1:0"):
+        """The command line that starts the server with a run's flags and extra ones (where its
+        database is): behind nginx, those go to nginx and the server's own to the backend."""
+        if not self.behind_nginx:
+            return self.system.command(checkout, [*self.flags, *run_flags, *extra], listen,
+                                       files_dir)
+        front = [checkout.peer(*FRONT), "--listen", listen, *run_flags, *extra]
+        front += ["--dir", files_dir] if files_dir else []
+        return [*front, "--", *self.system.launcher(checkout), *self.flags]
 
     @property
     def real(self):
         return self.system.real
 
     def label(self, cores):
-        """Its name in tables: 'node cluster ×2', 'async calibrated'."""
-        name = self.key.removesuffix("-cal")
+        """Its name in tables: 'node cluster ×2', 'async calibrated', 'node behind nginx'."""
+        name = self.key.removesuffix("-cal").removesuffix("-nginx")
         if self.cluster:
             name = f"{self.system.name} cluster ×{cores}"
+        if self.behind_nginx:
+            name += " behind nginx"
         return f"{name} calibrated" if self.calibrated else name

@@ -1,18 +1,24 @@
 """node: the real Node.js with the plain http module and the npm mysql driver, a pool of 10
-(servers/node/node-server); `--cluster` runs a worker per core with node:cluster."""
+(servers/node/node-server); `--cluster` runs a worker per core with node:cluster, `--driver
+mysql-native` the other driver E1's post ran."""
 
 import json
 
 from modelbench.systems.base import System, first_line
 
 
-def version(checkout):
+def package_version(checkout, package):
+    """An npm package's version as the lockfile pins it."""
     try:
         with open(checkout.peer("node", "package-lock.json")) as f:
-            mysql = json.load(f)["packages"]["node_modules/mysql"]["version"]
+            return json.load(f)["packages"][f"node_modules/{package}"]["version"]
     except (OSError, ValueError, KeyError):
-        mysql = "?"
-    return f"Node.js {first_line(['node', '--version'])} with the npm mysql driver {mysql}"
+        return "?"
+
+
+def version(checkout):
+    return (f"Node.js {first_line(['node', '--version'])} with the npm mysql driver "
+            f"{package_version(checkout, 'mysql')}")
 
 
 SYSTEM = System(

@@ -1,0 +1,16 @@
+"""fpm: E2's nginx in front of PHP-FPM 8.2 (servers/php/fpm-server), the same PHP pages as php,
+FPM on a TCP port as the post ran it (`--fpm-listen unix` for the socket it gave up on, and
+`--fpm-backlog N`, FPM's listen.backlog, the setting that decides whether that fails)."""
+
+from modelbench.systems.base import System, first_line
+
+
+def version(checkout):
+    return (f"{first_line(['/usr/sbin/nginx', '-v'], 'nginx')} in front of "
+            f"{first_line(['php-fpm8.2', '-v'], 'PHP')}")
+
+
+SYSTEM = System(
+    name="fpm", title="nginx + PHP-FPM", side="blocking", real=True, port=8086,
+    needs=("fpm", "nginx", "db"), launcher=lambda checkout: [checkout.peer("php", "fpm-server")],
+    files_flag="--dir", version=version)
