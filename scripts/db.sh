@@ -122,6 +122,9 @@ load_sql() {
 }
 
 start() {
+    # Interrupted before it is ready: the instance this call started is its to stop.
+    trap 'stop_launched 130' INT
+    trap 'stop_launched 143' TERM
     mkdir -p "$dir"
     local sync_users=""
     if pid=$(running_pid); then
@@ -162,9 +165,6 @@ start() {
             --innodb-buffer-pool-size=128M --skip-log-bin \
             </dev/null >/dev/null 2>&1 &
         launcher=$!
-        # Interrupted before it is ready: the instance this call started is its to stop.
-        trap 'stop_launched 130' INT
-        trap 'stop_launched 143' TERM
         for _ in $(seq 1 300); do
             if mariadb-admin --no-defaults --socket="$sock" -u "$me" ping >/dev/null 2>&1; then
                 break

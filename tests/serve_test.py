@@ -106,8 +106,10 @@ def db_start_interrupted(source):
                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def instance():
+            """The instance's mariadbd (not mariadb-install-db's, which has no pid file)."""
             return [p for p in psutil.process_iter(["cmdline"])
-                    if f"--datadir={directory}/data" in (p.info["cmdline"] or [])]
+                    if f"--datadir={directory}/data" in (p.info["cmdline"] or []) and
+                    f"--pid-file={directory}/mysqld.pid" in (p.info["cmdline"] or [])]
         deadline = time.monotonic() + READY_S
         while time.monotonic() < deadline and not instance() and process.poll() is None:
             time.sleep(0.05)

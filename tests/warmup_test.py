@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""CTest `warmup`: the engine's warm-up brings a freshly started Apache (prefork, StartServers 5)
+to at least the run's concurrency in children before the measured part of an `ab -c 20` run,
+and settles: prefork adds children 1, 2, 4 ... a second, so a run on a fresh Apache without the
+warm-up measures its ramp-up.
+
+usage: warmup_test.py SOURCE_DIR   (needs the private MariaDB and Apache with mod_php)
+"""
+
+import os
+import sys
+import tempfile
+
+import psutil
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from modelbench import systems  # noqa: E402
+from modelbench.checkout import Checkout  # noqa: E402
+from modelbench.engine import server, warmup  # noqa: E402
+
+CONCURRENCY = 20
+MAX_REQUEST_WORKERS = 150
+
+
+def children(target):
+    """Apache's children: the apache2 processes of the tree but its parent."""
+    tree = [psutil.Process(target.pid)] + psutil.Process(target.pid).children(recursive=True)
+    return sum(1 for p in tree if p.name() == "apache2") - 1
+
+
+def main():
+    checkout = Checkout(os.path.join(sys.argv[1], "build"), sys.argv[1])
+    php = systems.get("php")
+    with tempfile.TemporaryDirectory(prefix="warmup.") as work:
+        target = server.start("php", php.command(checkout, files_dir=os.path.join(work, "files")),
+                              os.path.join(work, "php"), ready_timeout_s=30)
+        try:
+            before = children(target)
+            warm = warmup.warm_up(target, "/html", CONCURRENCY)
+            warmup.settle(target)
+            after = children(target)
+        finally:
+            code = target.stop()
+    wanted = min(CONCURRENCY, MAX_REQUEST_WORKERS)
+    print(f"warm-up at -c {CONCURRENCY}: {warm.seconds} s, slices "
+          f"{[round(s.requests_per_s) for s in warm.slices]} req/s, steady {warm.steady}; "
+          f"Apache's children {before} -> {after}")
+    problems = []
+    if before >= wanted:
+        problems.append(f"a fresh Apache already had {before} children: nothing to show")
+    if after < wanted:
+        problems.append(f"{after} children after the warm-up, fewer than the run's {wanted}")
+    if not warm.steady:
+        problems.append("the warm-up ended at its cap, not steady")
+    if code != 0:
+        problems.append(f"Apache's launcher exited with {code}")
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    print("warm-up: every check passed" if not problems else f"{len(problems)} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
