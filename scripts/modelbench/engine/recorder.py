@@ -234,6 +234,16 @@ def tasks_demo(record, target, delay_ms, timeline_path):
     server_log = target.process.stderr_path
     record.update(command=f"GET {url}", raw=[timeline_path, server_log])
     sent = utc_now()
+    # Times of day in UTC, measured from the moment the request was sent (wraps at midnight);
+    # lines of an earlier demo on the same server come before it.
+    origin = ms_of_day(sent)
+
+    def offset(ms):
+        ahead = (ms - origin) % DAY_MS
+        return ahead - DAY_MS if ahead > DAY_MS // 2 else ahead
+
+    def demo_lines():
+        return [line for line in task_lines(server_log) if offset(line[0]) >= 0]
     try:
         with urllib.request.urlopen(url, timeout=delay_ms / 1000 + 30) as response:
             body = response.read().decode("utf-8", "replace")
@@ -246,28 +256,19 @@ def tasks_demo(record, target, delay_ms, timeline_path):
     # Wait for task two, which the async model logs after the response.
     deadline = time.monotonic() + delay_ms / 1000 + 10
     while time.monotonic() < deadline:
-        lines = task_lines(server_log)
+        lines = demo_lines()
         if any("two" in task for _, _, task in lines):
             break
         time.sleep(0.05)
     else:
         raise StepFailed(f"no 'task two' line in {server_log} within {delay_ms + 10000} ms")
 
-    # Times of day in UTC, measured from the moment the request was sent (wraps at midnight).
-    origin = ms_of_day(sent)
-
-    def offset(ms):
-        ahead = (ms - origin) % DAY_MS
-        return ahead - DAY_MS if ahead > DAY_MS // 2 else ahead
-
-    events = [(offset(ms), f"{clock(ms)}  server  tasks #{demo}: {task}")
-              for ms, demo, task in lines]
-    events.append((0, f"{clock(origin)}  client  request sent: GET {url}"))
     response_ms = (received - sent).total_seconds() * 1000
-    events.append((offset(ms_of_day(received)),
-                   f"{clock(ms_of_day(received))}  client  response received "
-                   f"({response_ms:.0f} ms)"))
-    events.sort(key=lambda e: e[0])
+    events = sorted([(offset(ms), f"{clock(ms)}  server  tasks #{demo}: {task}")
+                     for ms, demo, task in lines] +
+                    [(0, f"{clock(origin)}  client  request sent: GET {url}"),
+                     (offset(ms_of_day(received)), f"{clock(ms_of_day(received))}  client  "
+                      f"response received ({response_ms:.0f} ms)")], key=lambda e: e[0])
     timeline = [text for _, text in events]
     with open(timeline_path, "w") as f:
         f.write("\n".join(timeline) + "\n\nresponse body:\n" + body)

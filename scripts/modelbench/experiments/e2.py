@@ -169,33 +169,11 @@ def nginx_claims(r):
                           lambda: f"{numerator}: {cpu_per_request(r, nginx_base(numerator))}; "
                           f"{denominator}: {cpu_per_request(r, nginx_base(denominator))}.")
 
-    def clean(keys_):
-        bases = [nginx_base(k) for k in keys_]
-        worst = r.paired(bases, "failed", max)
-        non2xx = r.paired(bases, "non2xx", max)
-        if worst is None or non2xx is None:
-            return needs(*bases)
-        return judged("; ".join(f"{k}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
-                                f"{spread_text(r.spread(b, 'non2xx'), 0)} non-2xx"
-                                for k, b in zip(keys_, bases)),
-                      all_of(at_most(worst, 0), at_most(non2xx, 0)),
-                      lambda: "; ".join(f"{k}: {fmt(r.figure(b, 'failed_other'), 0)} "
-                                        "connect/receive failures" for k, b in zip(keys_, bases)),
-                      worst)
+    def behind(keys_):
+        return [list(keys_), [nginx_base(k) for k in keys_]]
 
-    def slow(keys_):
-        bases = [nginx_base(k) for k in keys_]
-        longest = r.paired(bases, "max_ms", max)
-        if longest is None:
-            return needs(*bases)
-        return judged("; ".join(f"{k}: longest {spread_text(r.spread(b, 'max_ms'), 0, suffix=' ms')}"
-                                for k, b in zip(keys_, bases)),
-                      at_least(longest, RETRANSMIT_MS),
-                      lambda: f"listen queue overflows in the runs: "
-                      f"{spread_text(r.paired(bases, 'listen_overflows', lambda *v: sum(v)), 0)};"
-                      f" no SYN waited for its retransmit", longest)
-
-    unix, c100, other = nginx_base("fpm-unix"), nginx_base("fpm-unix", 100),         nginx_base("fpm-unix-511")
+    unix, c100, other = (nginx_base("fpm-unix"), nginx_base("fpm-unix", 100),
+                         nginx_base("fpm-unix-511"))
     failing, calm, fixed = (r.spread(b, "non2xx") for b in (unix, c100, other))
     if None in (failing, calm, fixed):
         socket = needs(unix, c100, other)
@@ -225,12 +203,59 @@ def nginx_claims(r):
               "non-2xx > 0 at -c 200 and 0 at -c 100 with listen.backlog 128; 0 with 511",
               socket, no_model),
         Claim("E2n no failures", "Through nginx over TCP, no failed requests (E2)",
-              "0 failed and 0 non-2xx in every run of the side", clean(NGINX_REAL),
-              clean(NGINX_MODELS)),
+              "0 failed and 0 non-2xx in every run of the side",
+              failures_side(r, *behind(NGINX_REAL)), failures_side(r, *behind(NGINX_MODELS))),
         Claim("E2n 3-s requests", "Through nginx, the longest request takes about 3 s (E2: "
-              "3.2–3.7 s)", f"the side's longest request ≥ {RETRANSMIT_MS} ms", slow(NGINX_REAL),
-              slow(NGINX_MODELS)),
+              "3.2–3.7 s)", f"the side's longest request ≥ {RETRANSMIT_MS} ms",
+              slow_side(r, *behind(NGINX_REAL), POSTS_BACKLOG),
+              slow_side(r, *behind(NGINX_MODELS), POSTS_BACKLOG)),
     ]
+
+
+def failures_side(r, names, bases):
+    """No failed and no non-2xx request in any of the side's runs."""
+    worst = r.paired(bases, "failed", max)
+    non2xx = r.paired(bases, "non2xx", max)
+    if worst is None or non2xx is None:
+        return needs(*bases)
+    evidence = "; ".join(f"{s}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
+                         f"{spread_text(r.spread(b, 'non2xx'), 0)} non-2xx"
+                         for s, b in zip(names, bases))
+
+    def cause():
+        return "; ".join(
+            f"{s}: {fmt(r.figure(b, 'failed_length'), 0)} Length and "
+            f"{fmt(r.figure(b, 'failed_other'), 0)} connect/receive/exception failures, "
+            f"{fmt(r.figure(b, 'non2xx'), 0)} non-2xx" for s, b in zip(names, bases)) + "."
+    return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), cause, worst)
+
+
+def slow_side(r, names, bases, queue, overflowed=False):
+    """The side's longest request at least a SYN retransmit's second (and, with overflowed, its
+    listen queue overflowing); queue: its listen queue, for the cause."""
+    longest = r.paired(bases, "max_ms", max)
+    if longest is None:
+        return needs(*bases)
+    overflows = r.paired(bases, "listen_overflows", lambda *v: sum(v))
+    retransmits = r.paired(bases, "syn_retransmits", lambda *v: sum(v))
+    evidence = "; ".join(
+        f"{s}: longest {spread_text(r.spread(b, 'max_ms'), 0, suffix=' ms')}, "
+        f"listen queue overflows {spread_text(r.spread(b, 'listen_overflows'), 0)}, SYN "
+        f"retransmits {spread_text(r.spread(b, 'syn_retransmits'), 0)}"
+        for s, b in zip(names, bases))
+    verdicts = [at_least(longest, RETRANSMIT_MS)] + ([at_least(overflows, 1)] if overflowed
+                                                      else [])
+
+    def cause():
+        if overflows is not None and overflows.high == 0:
+            return (f"the listen queue never overflowed (0 ListenOverflows in every run): a "
+                    f"queue of {queue} held ab's 200 connections, so no SYN had to be sent "
+                    "again.")
+        return (f"the listen queue overflowed ({spread_text(overflows, 0)} ListenOverflows in "
+                f"the side's runs of a round), and clients sent {spread_text(retransmits, 0)} "
+                f"SYNs again (TCPSynRetrans); no request waited for a retransmit's 1 s: the "
+                f"longest took {spread_text(longest, 0, suffix=' ms')}.")
+    return judged(evidence, all_of(*verdicts), cause, longest)
 
 
 def claims(r):
@@ -239,68 +264,28 @@ def claims(r):
     first = r.record(next(base(k) for k in keys(r)))
     cap = first.get("somaxconn", SERVERS_BACKLOG)
 
-    def failures_side(systems):
-        bases = [base(s) for s in systems]
-        worst = r.paired(bases, "failed", max)
-        non2xx = r.paired(bases, "non2xx", max)
-        if worst is None or non2xx is None:
-            return needs(*bases)
-        evidence = "; ".join(f"{s}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
-                             f"{spread_text(r.spread(b, 'non2xx'), 0)} non-2xx"
-                             for s, b in zip(systems, bases))
-
-        def cause():
-            return "; ".join(
-                f"{s}: {fmt(r.figure(b, 'failed_length'), 0)} Length and "
-                f"{fmt(r.figure(b, 'failed_other'), 0)} connect/receive/exception failures, "
-                f"{fmt(r.figure(b, 'non2xx'), 0)} non-2xx" for s, b in zip(systems, bases)) + "."
-        return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), cause, worst)
-
-    def slow_side(systems, backlog):
-        bases = [base(s, backlog) for s in systems]
-        longest = r.paired(bases, "max_ms", max)
-        if longest is None:
-            return needs(*bases)
-        overflows = r.paired(bases, "listen_overflows", lambda *v: sum(v))
-        retransmits = r.paired(bases, "syn_retransmits", lambda *v: sum(v))
-        evidence = "; ".join(
-            f"{s}: longest {spread_text(r.spread(b, 'max_ms'), 0, suffix=' ms')}, "
-            f"listen queue overflows {spread_text(r.spread(b, 'listen_overflows'), 0)}, SYN "
-            f"retransmits {spread_text(r.spread(b, 'syn_retransmits'), 0)}"
-            for s, b in zip(systems, bases))
-        verdicts = [at_least(longest, RETRANSMIT_MS)]
-        if backlog:
-            verdicts.append(at_least(overflows, 1))
-
-        def cause():
-            queue = backlog or min(SERVERS_BACKLOG, cap)
-            if overflows is not None and overflows.high == 0:
-                return (f"the listen queue never overflowed (0 ListenOverflows in every run): a "
-                        f"queue of {queue} held ab's 200 connections, so no SYN had to be "
-                        "sent again.")
-            return (f"the listen queue overflowed ({spread_text(overflows, 0)} ListenOverflows "
-                    f"in the side's runs of a round), and clients sent "
-                    f"{spread_text(retransmits, 0)} SYNs again (TCPSynRetrans); no request "
-                    f"waited for a retransmit's 1 s: the longest took "
-                    f"{spread_text(longest, 0, suffix=' ms')}.")
-        return judged(evidence, all_of(*verdicts), cause, longest)
+    def direct(side, backlog=None):
+        names = SIDES[side]
+        return [names, [base(s, backlog) for s in names]]
 
     retransmit = ("The longest /hello request at -c 200 takes about 3 s: a SYN retransmit after "
                   "the listen queue overflowed (E2: 3.2–3.7 s)")
     return [
         Claim("E2 no failures", "Hello world at -c 200: no failed requests (E2)",
               "0 failed and 0 non-2xx in every run of the side",
-              failures_side(SIDES["real"]), failures_side(SIDES["model"])),
+              failures_side(r, *direct("real")), failures_side(r, *direct("model"))),
         Claim("E2 3-s requests", retransmit + f", with the servers' listen queue "
               f"({SERVERS_BACKLOG}; somaxconn {cap})",
               f"the side's longest request ≥ {RETRANSMIT_MS} ms",
-              slow_side(SIDES["real"], None), slow_side(SIDES["model"], None)),
+              slow_side(r, *direct("real"), min(SERVERS_BACKLOG, cap)),
+              slow_side(r, *direct("model"), min(SERVERS_BACKLOG, cap))),
         Claim(f"E2 3-s requests, backlog {POSTS_BACKLOG}",
               retransmit + f", with the posts' listen queue: --backlog {POSTS_BACKLOG}, the cap "
               "of kernels before 5.4",
               f"the side's longest request ≥ {RETRANSMIT_MS} ms and listen queue overflows "
               "during its runs",
-              slow_side(SIDES["real"], POSTS_BACKLOG), slow_side(SIDES["model"], POSTS_BACKLOG)),
+              slow_side(r, *direct("real", POSTS_BACKLOG), POSTS_BACKLOG, True),
+              slow_side(r, *direct("model", POSTS_BACKLOG), POSTS_BACKLOG, True)),
     ] + (nginx_claims(r) if nginx_bases(r) else [])
 
 
