@@ -1,6 +1,8 @@
 """What a scenario showed on a server (figures and checks), and the tables that put the servers
 side by side: one Markdown table per scenario, a row per figure or check, a column per server."""
 
+from dataclasses import dataclass, field
+
 from modelbench.report import tables
 
 
@@ -8,18 +10,14 @@ def mib(kib):
     return tables.fmt(kib / 1024, 1)
 
 
-def before_after(before, after):
-    return f"{before} → {after}"
-
-
+@dataclass
 class Outcome:
     """Figures in the order they were measured, and checks: (criterion, holds, evidence)."""
 
-    def __init__(self, scenario, model):
-        self.scenario = scenario
-        self.model = model
-        self.figures = []
-        self.checks = []
+    scenario: str
+    model: str
+    figures: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
 
     def figure(self, label, text):
         self.figures.append((label, str(text)))
@@ -44,28 +42,22 @@ class Outcome:
 
 
 def _ordered_union(lists):
-    seen = []
-    for items in lists:
-        for item in items:
-            if item not in seen:
-                seen.append(item)
-    return seen
+    return list(dict.fromkeys(item for items in lists for item in items))
+
+
+def _check_cell(outcome, criterion):
+    """'yes', '**NO**: evidence', or '–' when the server had no such check."""
+    found = [(h, e) for c, h, e in outcome.checks if c == criterion]
+    if not found:
+        return "–"
+    holds, evidence = found[0]
+    return "yes" if holds else "**NO**" + (f": {evidence}" if evidence else "")
 
 
 def table(outcomes):
-    """Markdown: the figures, then the checks ('yes', or 'NO: evidence') of every server."""
-    rows = []
-    for label in _ordered_union([label for label, _ in o.figures] for o in outcomes):
-        rows.append([label] + [dict(o.figures).get(label, "–") for o in outcomes])
-    for criterion in _ordered_union([c for c, _, _ in o.checks] for o in outcomes):
-        cells = []
-        for outcome in outcomes:
-            found = [(h, e) for c, h, e in outcome.checks if c == criterion]
-            if not found:
-                cells.append("–")
-            elif found[0][0]:
-                cells.append("yes")
-            else:
-                cells.append("**NO**" + (f": {found[0][1]}" if found[0][1] else ""))
-        rows.append([f"**holds:** {criterion}"] + cells)
+    """Markdown: the figures, then the checks of every server."""
+    rows = [[label] + [dict(o.figures).get(label, "–") for o in outcomes]
+            for label in _ordered_union([label for label, _ in o.figures] for o in outcomes)]
+    rows += [[f"**holds:** {criterion}"] + [_check_cell(o, criterion) for o in outcomes]
+             for criterion in _ordered_union([c for c, _, _ in o.checks] for o in outcomes)]
     return tables.table([""] + [o.model for o in outcomes], rows)

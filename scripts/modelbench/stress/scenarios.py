@@ -21,7 +21,7 @@ from modelbench.engine.plan import Load
 from modelbench.engine.server import TargetError
 from modelbench.report.tables import fmt
 from modelbench.stress import hostile
-from modelbench.stress.outcome import Outcome, before_after, mib
+from modelbench.stress.outcome import Outcome, mib
 
 # Before a load, the server answers this many requests at once, each holding its database
 # connections for a moment (WARM_UP_DB), so that what a load run leaves open (the async server's
@@ -100,8 +100,7 @@ class FaultDatabase:
 # ---- helpers shared by the scenarios ---------------------------------------------------------
 
 def load_run(ctx, target, step_id, label, load):
-    """A load run (engine.plan.Load) against the server, sampling it and mariadbd; its record
-    (status, cause, figures). label is what the progress line calls the run."""
+    """A measured run of load (engine.plan.Load), label its progress line: its record."""
     print(f"    {label}", flush=True)
     meta = {"experiment": "stress", "server": target.name}
     return ctx.runs.measure(step_id, meta, target, load)
@@ -179,9 +178,8 @@ def settle(target, before, timeout_s):
 def record_settle(out, label, target, before):
     """Descriptors and threads after a load against their pre-test counts."""
     after, seconds = settle(target, before, SETTLE_S)
-    out.figure(f"{label}: open fds before → after", before_after(before["fds"], after["fds"]))
-    out.figure(f"{label}: threads before → after",
-               before_after(before["threads"], after["threads"]))
+    out.figure(f"{label}: open fds before → after", f"{before['fds']} → {after['fds']}")
+    out.figure(f"{label}: threads before → after", f"{before['threads']} → {after['threads']}")
     out.figure(f"{label}: RSS MiB before → after (peak)",
                f"{mib(before['rss_kib'])} → {mib(after['rss_kib'])} "
                f"({mib(after['peak_rss_kib'])})")
@@ -200,12 +198,6 @@ def record_exit(out, target):
     code = target.stop()
     out.check("ran throughout and exits 0 on SIGTERM", code == 0,
               f"exit status {code}" if code is not None else "did not exit; killed")
-
-
-def pause(ctx, connections=0):
-    """Waits, before the next load, while the sockets the last ones left in TIME_WAIT and the
-    next one's would take most of the ephemeral ports (not on a loopback that reuses them)."""
-    machine.wait_for_ports(connections)
 
 
 def scenario(name):
@@ -252,7 +244,7 @@ def overload(ctx, model, out):
         out.check(f"{ab}: queued at the worker cap (main, acceptor and --max-workers threads)",
                   peak <= 2 + cap, f"peak {peak} threads, cap {cap} workers")
     record_settle(out, ab, target, before)
-    pause(ctx)
+    machine.wait_for_ports(0)
     siege = f"siege -c {s['siege_c']} -d 1 -t {s['siege_s']}S /json"
     record = load_run(ctx, target, f"overload-{model}-siege", siege,
                       Load("siege", "/json", s["siege_c"], seconds=s["siege_s"]))
@@ -262,12 +254,8 @@ def overload(ctx, model, out):
 
 
 def key_values(text):
-    values = {}
-    for line in text.splitlines():
-        key, equals, value = line.partition("=")
-        if equals:
-            values[key.strip()] = float(value)
-    return values
+    lines = (line.partition("=") for line in text.splitlines())
+    return {key.strip(): float(value) for key, equals, value in lines if equals}
 
 
 @scenario("slow-clients")
@@ -280,8 +268,8 @@ def slow_clients(ctx, model, out):
     at_once, round_count = rounds(target, connections)
     command = [ctx.checkout.binary("slow_clients"), "--port", str(target.port), "--connections",
                str(connections), "--duration", str(round_count * timeout + 15)]
-    print(f"    {' '.join(os.path.basename(c) for c in command[:1])} {' '.join(command[1:])}"
-          f" against --timeout {timeout}", flush=True)
+    print(f"    {os.path.basename(command[0])} {' '.join(command[1:])} against --timeout "
+          f"{timeout}", flush=True)
     sampler = processes.PeakSampler(lambda: processes.snapshot(target.pid))
     result = subprocess.run(command, capture_output=True, text=True)
     peak = sampler.stop()
@@ -337,12 +325,13 @@ def database_fault(ctx, target, out, fault, reference, access_log):
     db = ctx.fault_db
     step_id = f"db-faults-{target.name}-{fault}"
     seen_before = statuses_in(access_log)
+    what = "stopped" if fault == "stop" else "SIGKILLed"
     # ab runs on for a while after the database is back, with time for it to restart (a few
     # tenths of a second here; if it takes longer, the probes still time the recovery).
     duration = s["fault_up_s"] + s["fault_down_s"] + s["fault_restart_s"] + s["fault_after_s"]
     ab = load_run_in_background(
-        ctx, target, step_id, f"ab -l -c 20 -t {duration} /json, the database "
-        f"{'stopped' if fault == 'stop' else 'SIGKILLed'} after {s['fault_up_s']} s",
+        ctx, target, step_id, f"ab -l -c 20 -t {duration} /json, the database {what} after "
+        f"{s['fault_up_s']} s",
         Load("ab", "/json", 20, n=1000000, seconds=duration, variable_length=True))
     time.sleep(s["fault_up_s"])
     gone_s = db.run("stop") if fault == "stop" else db.kill()
@@ -363,7 +352,6 @@ def database_fault(ctx, target, out, fault, reference, access_log):
     record = ab.result()
     statuses = statuses_in(access_log) - seen_before
 
-    what = "stopped" if fault == "stop" else "SIGKILLed"
     label = f"mariadbd {what} during ab -c 20 /json"
     f = record.get("figures", {})
     if record.get("status") == "ok":
@@ -442,7 +430,7 @@ def db_faults(ctx, model, out):
     pid = target.pid
     for fault in ("stop", "kill"):
         database_fault(ctx, target, out, fault, first.body, access_log)
-        pause(ctx)
+        machine.wait_for_ports(0)
     slow_queries(ctx, target, out)
     record_settle(out, "after the faults", target, before)
     out.check("the same server process throughout", target.running() and target.pid == pid)
@@ -464,7 +452,7 @@ def leaks(ctx, model, out):
                           Load("ab", "/html", s["leak_c"], n=s["leak_n"]))
         record_load(out, f"run {run}", record)
         rss.append(record_settle(out, f"run {run}", target, before)["rss_kib"])
-        pause(ctx)
+        machine.wait_for_ports(0)
     # RSS after three identical runs within 10 % of RSS after the first: a leak grows with every
     # run, so the last run shows it; run 2 alone may peak with the arenas (seen: 15.4, 17.4,
     # 15.8 MiB on the blocking server) and is reported, not judged.
@@ -498,23 +486,22 @@ def memory(ctx, model, out):
     seconds = s["memory_ab_s"]
     count, size = s["hostile_connections"], s["hostile_mib"]
     ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
+    load = Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds)
     # The baseline has as many connections, each holding an unfinished request head: what the
     # hostile ones cost without their bytes (on the blocking server, a worker thread each).
     label = f"{ab} beside {count} connections that wait"
     held = hostile.hold_open((target.host, target.port), count)
     try:
-        record = load_run(ctx, target, f"memory-{model}-baseline", label,
-                          Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds))
+        record = load_run(ctx, target, f"memory-{model}-baseline", label, load)
     finally:
         for connection in held:
             connection.close()
     record_load(out, label, record)
     baseline_kib = target.snapshot()["peak_rss_kib"]
     settle(target, before, SETTLE_S)
-    pause(ctx)
+    machine.wait_for_ports(0)
     label = f"{ab} beside {count} hostile connections"
-    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", label,
-                                 Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds))
+    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", label, load)
     time.sleep(HOSTILE_START_S)
     print(f"    {count} connections sending up to {size} MiB each of "
           f"{', '.join(hostile.OPENINGS)} bytes", flush=True)
@@ -562,7 +549,7 @@ PROBE_INTERVAL_S = 0.25
 
 
 class Prober:
-    """GETs path on a new connection every PROBE_INTERVAL_S in a thread, until stop(): the
+    """GETs path on a new connection every PROBE_INTERVAL_S in a thread until stop(): the
     replies."""
 
     def __init__(self, target, path, timeout_s):
@@ -589,8 +576,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     path = "/html" if mode == "slow read" else "/hello"
     prefix = os.path.join(ctx.raw, f"slowhttptest-{target.name}-{mode.replace(' ', '-')}")
     length_s = math.ceil(limit_s) + 3
-    command = tools.slowhttptest_command(mode, target.url(path), connections, length_s,
-                                             prefix)
+    command = tools.slowhttptest_command(mode, target.url(path), connections, length_s, prefix)
     print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
     prober = Prober(target, "/hello", limit_s + 5)
     started = time.monotonic()
@@ -598,8 +584,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     peak = {"fds": 0, "threads": 0}
 
     def busy(now):
-        return now["fds"] > before["fds"] + RELEASE_SLACK or \
-            now["threads"] > before["threads"] + RELEASE_SLACK
+        return any(now[key] > before[key] + RELEASE_SLACK for key in ("fds", "threads"))
 
     with open(prefix + ".out", "wb") as output:
         tool = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
@@ -607,8 +592,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
         try:
             while tool.poll() is None and time.monotonic() - started < length_s + 10:
                 now = target.snapshot()
-                for key in peak:
-                    peak[key] = max(peak[key], now[key])
+                peak = {key: max(value, now[key]) for key, value in peak.items()}
                 if busy(now):
                     busy_until = time.monotonic() - started
                 time.sleep(0.1)
@@ -661,7 +645,7 @@ def slowhttptest(ctx, model, out):
     out.figure("server flags", " ".join(flags))
     for mode in tools.SLOWHTTPTEST_MODES:
         slow_attack(ctx, target, out, mode, connections, limit_s, before)
-        pause(ctx)
+        machine.wait_for_ports(0)
     record_settle(out, "after slowhttptest", target, before)
     record_exit(out, target)
 
