@@ -58,8 +58,7 @@ class Recorder:
             record["status"] = "ok"
             self.log(f"    {summary(record)}")
         except (StepFailed, tools.ParseError, measure.MeasureError, OSError) as error:
-            record["status"] = "failed"
-            record["cause"] = str(error)
+            record.update(status="failed", cause=str(error))
         with open(os.path.join(self.directory, "runs", f"{run_id}.json"), "w") as f:
             json.dump(record, f, indent=1)
         return record
@@ -75,51 +74,33 @@ class Recorder:
         """One measured run of load against target (None for a standalone loop, whose command
         is server_command); requests and time_limit: ab's -n and -t when they are not the
         load's own. Its record."""
-        tool = load.tool
-        if tool == "standalone":
-            return self.record(run_id, meta, load,
-                               lambda record: self._standalone(record, server_command, load.n))
-        if tool == "tasks":
-            return self.record(run_id, meta, load, lambda record: tasks_demo(
-                record, target, load.delay_ms, self.raw(run_id, "tasks-timeline.txt")))
-        if tool == "hold":
-            return self.record(run_id, meta, load,
-                               lambda record: hold(record, target, load.path, load.c))
-        return self.record(run_id, meta, load, lambda record: self._load(
+        bodies = {
+            "standalone": lambda record: self._standalone(record, server_command, load.n),
+            "tasks": lambda record: tasks_demo(record, target, load.delay_ms,
+                                               self.raw(run_id, "tasks-timeline.txt")),
+            "hold": lambda record: hold(record, target, load.path, load.c)}
+        body = bodies.get(load.tool) or (lambda record: self._load(
             record, run_id, target, load, requests or load.n, time_limit or load.seconds))
+        return self.record(run_id, meta, load, body)
 
     def _load(self, record, run_id, target, load, requests, time_limit):
         url = target.url(load.path)
         stdout, stderr = self.raw(run_id, f"{load.tool}.txt"), self.raw(run_id, f"{load.tool}.err")
-        end_marker = None
+        raw, end_marker = [stdout, stderr], None
         if load.tool == "ab":
             percentiles = self.raw(run_id, "ab-percentiles.csv")
             command = tools.ab_command(url, load.c, requests, percentiles, keepalive=load.keepalive,
-                                       time_limit=time_limit,
-                                       variable_length=load.variable_length)
-            record.update(requests=requests, seconds=load.seconds)
-
-            def parse(_):
-                return tools.parse_ab(read(stdout), read(percentiles))
-            extra_raw = [percentiles]
+                                       time_limit=time_limit, variable_length=load.variable_length)
+            record["requests"] = requests
+            raw.append(percentiles)
         elif load.tool == "wrk":
             command = tools.wrk_command(url, self.checkout.script("wrk-summary.lua"), load.c,
                                         load.seconds, CORES)
-            record.update(seconds=load.seconds)
-
-            def parse(_):
-                return tools.parse_wrk(read(stdout))
-            extra_raw = []
         else:
             command = tools.siege_command(url, self.checkout.script("siegerc"), load.c,
                                           load.delay_s, f"{load.seconds:g}S")
-            record.update(seconds=load.seconds)
             end_marker = tools.SIEGE_DONE
-
-            def parse(sampled):
-                return tools.parse_siege(read(stdout), read(stderr), sampled["wall_s"])
-            extra_raw = []
-        record.update(command=" ".join(command), raw=[stdout, stderr, *extra_raw])
+        record.update(seconds=load.seconds, command=" ".join(command), raw=raw)
         # A remote server was not started for the run: its counters count from before it.
         before = {} if target.local else database_connects(target.status_documents())
         code, sampled = measure.run(command, stdout, stderr, server=target.watch(),
@@ -132,8 +113,13 @@ class Recorder:
             self.log(f"    note: {record['note']}")
         elif code != 0:
             raise StepFailed(f"{name} exited with {code}: {measure.tail(stderr)}")
-        record["figures"] = {**parse(sampled), **sampled,
-                             **self._server_counters(run_id, target, before)}
+        if load.tool == "ab":
+            parsed = tools.parse_ab(read(stdout), read(percentiles))
+        elif load.tool == "wrk":
+            parsed = tools.parse_wrk(read(stdout))
+        else:
+            parsed = tools.parse_siege(read(stdout), read(stderr), sampled["wall_s"])
+        record["figures"] = {**parsed, **sampled, **self._server_counters(run_id, target, before)}
 
     def _server_counters(self, run_id, target, before):
         """The server's own counters after the run, from the /status of every worker, less
@@ -163,13 +149,12 @@ class Recorder:
         code, sampled = measure.run(command, report, errors, db_pid=self.db_pid,
                                     child_is_server=True, timeout_s=STANDALONE_TIMEOUT_S,
                                     log=self.log)
+        name = os.path.basename(command[0])
         if code != 0:
-            raise StepFailed(f"{os.path.basename(command[0])} exited with {code}: "
-                             f"{measure.tail(errors)}")
+            raise StepFailed(f"{name} exited with {code}: {measure.tail(errors)}")
         done = tools.standalone_iterations(read(report))
         if done != iterations:
-            raise StepFailed(f"{os.path.basename(command[0])} ran {done} iterations, not "
-                             f"{iterations}")
+            raise StepFailed(f"{name} ran {done} iterations, not {iterations}")
         record["figures"] = {"iterations": iterations,
                              "iterations_per_s": round(iterations / sampled["real_s"], 1),
                              **sampled}
@@ -218,13 +203,10 @@ def clock(ms):
 
 
 def task_lines(log_path):
-    lines = []
-    for line in read(log_path).splitlines():
-        match = TASK_LINE.match(line)
-        if match:
-            h, m, s, ms, demo, task = match.groups()
-            lines.append((((int(h) * 60 + int(m)) * 60 + int(s)) * 1000 + int(ms), int(demo), task))
-    return lines
+    """(ms of the day, demo, task) of the server log's task lines."""
+    matches = (TASK_LINE.match(line) for line in read(log_path).splitlines())
+    return [(((int(h) * 60 + int(m)) * 60 + int(s)) * 1000 + int(ms), int(demo), task)
+            for h, m, s, ms, demo, task in (match.groups() for match in matches if match)]
 
 
 def tasks_demo(record, target, delay_ms, timeline_path):
@@ -241,9 +223,6 @@ def tasks_demo(record, target, delay_ms, timeline_path):
     def offset(ms):
         ahead = (ms - origin) % DAY_MS
         return ahead - DAY_MS if ahead > DAY_MS // 2 else ahead
-
-    def demo_lines():
-        return [line for line in task_lines(server_log) if offset(line[0]) >= 0]
     try:
         with urllib.request.urlopen(url, timeout=delay_ms / 1000 + 30) as response:
             body = response.read().decode("utf-8", "replace")
@@ -256,7 +235,7 @@ def tasks_demo(record, target, delay_ms, timeline_path):
     # Wait for task two, which the async model logs after the response.
     deadline = time.monotonic() + delay_ms / 1000 + 10
     while time.monotonic() < deadline:
-        lines = demo_lines()
+        lines = [line for line in task_lines(server_log) if offset(line[0]) >= 0]
         if any("two" in task for _, _, task in lines):
             break
         time.sleep(0.05)
@@ -281,15 +260,11 @@ def tasks_demo(record, target, delay_ms, timeline_path):
 
     one, two, three = task_at("one"), task_at("two"), task_at("three")
     received_at = offset(ms_of_day(received))
-    record["timeline"] = timeline
-    record["body"] = body
-    record["figures"] = {
-        "delay_ms": delay_ms,
-        "response_ms": round(response_ms, 1),
+    record.update(timeline=timeline, body=body, figures={
+        "delay_ms": delay_ms, "response_ms": round(response_ms, 1),
         "task_two_after_task_one_ms": two - one,
         "task_two_after_response": int(two > received_at),
-        "task_three_before_task_two": int(three < two),
-    }
+        "task_three_before_task_two": int(three < two)})
 
 
 def summary(record):

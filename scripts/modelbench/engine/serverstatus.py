@@ -12,10 +12,6 @@ Two watchers for modelbench.measure.run, beside processes.ProcessTree (/proc of 
   CrossChecked    a local server that has /status: /proc gives the figures, /status is read
                   before and after the run only, and the two CPU figures are reported with
                   their difference
-
-A watcher's sample() is called while the run goes on, finish() once after it; figures() are the
-figures it adds to the run's: where the server's CPU figure came from and, for CrossChecked, the
-/status figure and how far it is from /proc's.
 """
 
 import json
@@ -94,17 +90,9 @@ class StatusWatcher:
     def cpu_seconds(self):
         return self._last["cpu_s"] - self._first["cpu_s"]
 
-    @property
-    def peak_threads(self):
-        return self._peak["threads"]
-
-    @property
-    def peak_processes(self):
-        return self._peak["processes"]
-
-    @property
-    def peak_rss_kib(self):
-        return self._peak["rss_kib"]
+    peak_threads = property(lambda self: self._peak["threads"])
+    peak_processes = property(lambda self: self._peak["processes"])
+    peak_rss_kib = property(lambda self: self._peak["rss_kib"])
 
     def figures(self):
         return {"server_cpu_source": STATUS}
