@@ -78,33 +78,30 @@ class RunSampler:
         rusage beats samples that miss its last ticks)."""
         wall = max(self.elapsed, 1e-9)
         out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
+        ours = []  # the CPU seconds of the server, mariadbd and the tool
 
         def cpu(prefix, seconds):
+            ours.append(seconds)
             out[f"{prefix}_cpu_s"] = round(seconds, 3)
             out[f"{prefix}_cpu_pct_core"] = round(100.0 * seconds / wall, 1)
             out[f"{prefix}_cpu_pct_machine"] = round(100.0 * seconds / wall / CORES, 1)
 
-        ours = 0.0
         if self.server is not None:
-            seconds = self.server.cpu_seconds if server_cpu_seconds is None \
-                else server_cpu_seconds
-            cpu("server", seconds)
-            ours += seconds
-            out["server_peak_threads"] = self.server.peak_threads
-            out["server_peak_processes"] = self.server.peak_processes
-            out["server_peak_rss_mib"] = round(self.server.peak_rss_kib / 1024.0, 1)
-            out.update(self.server.figures())
+            cpu("server", self.server.cpu_seconds if server_cpu_seconds is None
+                else server_cpu_seconds)
+            out.update(server_peak_threads=self.server.peak_threads,
+                       server_peak_processes=self.server.peak_processes,
+                       server_peak_rss_mib=round(self.server.peak_rss_kib / 1024.0, 1),
+                       **self.server.figures())
         if self.db is not None:
             cpu("db", self.db.cpu_seconds)
-            ours += self.db.cpu_seconds
         if client_cpu_seconds is not None:
             cpu("client", client_cpu_seconds)
-            ours += client_cpu_seconds
         busy = self._machine_end[0] - self._machine_start[0]
         total = self._machine_end[1] - self._machine_start[1]
         out["machine_busy_pct"] = round(100.0 * busy / total, 1) if total > 0 else 0.0
         # What other processes took meanwhile, in % of the machine: it pollutes the figures.
-        others = max(0.0, busy / max(total, 1e-9) * wall * CORES - ours)
+        others = max(0.0, busy / max(total, 1e-9) * wall * CORES - sum(ours))
         out["other_cpu_pct"] = round(100.0 * others / wall / CORES, 1)
         return out
 
@@ -115,10 +112,9 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
     what watches the server: sample() during the run, finish() after it, cpu_seconds,
     peak_threads, peak_processes, peak_rss_kib and figures() (where its CPU figure came from), as
     Target.watch() gives (/proc of a local server, its /status for a remote one; with
-    child_is_server, the command itself is watched through /proc). The
-    command's own CPU is its rusage: client_cpu_* for a load tool, server_cpu_* for a server's
-    standalone mode, which is also timed as `time` does: real_s from its start to its exit,
-    user_s and sys_s.
+    child_is_server, the command itself is watched through /proc). The command's own CPU is its
+    rusage: client_cpu_* for a load tool, server_cpu_* for a server's standalone mode, which is
+    also timed as `time` does: real_s from its start to its exit, user_s and sys_s.
 
     end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
     a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that

@@ -8,6 +8,7 @@ process is a remote one, a server started elsewhere (scripts/serve.sh on another
 figures come from its /status only (modelbench.engine.serverstatus).
 """
 
+import contextlib
 import json
 import re
 import signal
@@ -15,6 +16,7 @@ import subprocess
 import threading
 
 from modelbench.engine import httpclient, processes, serverstatus
+from modelbench.engine.measure import tail
 
 READY_LINE = re.compile(r"listening on http://([^/\s]+)/")
 READY_TIMEOUT_S = 15.0
@@ -42,16 +44,13 @@ class ServerProcess:
         self.address = None
         self.left_behind = []
         self._ready = threading.Event()
-        stderr = open(self.stderr_path, "wb") if self.stderr_path else None
-        try:
-            self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=stderr,
-                                            stdin=subprocess.DEVNULL, text=True,
-                                            errors="replace")
-        except OSError as error:
-            raise TargetError(f"cannot start {self.command[0]}: {error}") from error
-        finally:
-            if stderr is not None:
-                stderr.close()
+        with open(self.stderr_path, "wb") if self.stderr_path else contextlib.nullcontext() as err:
+            try:
+                self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=err,
+                                                stdin=subprocess.DEVNULL, text=True,
+                                                errors="replace")
+            except OSError as error:
+                raise TargetError(f"cannot start {self.command[0]}: {error}") from error
         self._reader = threading.Thread(target=self._read_stdout, daemon=True)
         self._reader.start()
         try:
@@ -65,8 +64,8 @@ class ServerProcess:
             what = (f"did not get ready within {ready_timeout_s:.0f} s"
                     if code in (None, -signal.SIGKILL)
                     else f"exited with status {code} before it listened")
-            tail = self.stderr_tail(3)
-            raise TargetError(f"{' '.join(self.command)} {what}" + (f": {tail}" if tail else ""))
+            last = self.stderr_tail(3)
+            raise TargetError(f"{' '.join(self.command)} {what}" + (f": {last}" if last else ""))
 
     def _read_stdout(self):
         log = open(self.stdout_path, "w") if self.stdout_path else None
@@ -94,14 +93,7 @@ class ServerProcess:
         return self.process.poll() is None
 
     def stderr_tail(self, lines=5):
-        if self.stderr_path is None:
-            return ""
-        try:
-            with open(self.stderr_path, errors="replace") as f:
-                last = f.read().splitlines()[-lines:]
-        except OSError:
-            return ""
-        return " | ".join(line.strip() for line in last if line.strip())
+        return tail(self.stderr_path, lines) if self.stderr_path else ""
 
     def wait(self):
         """Waits for the server to end by itself; its exit status (128 + N for signal N)."""
@@ -138,11 +130,9 @@ class Target:
         self.name = name
         self.whole_status = whole_status
         host, _, port = address.rpartition(":")
-        if host in WILDCARD_HOSTS:
-            host = "127.0.0.1"
-        self.host = host
+        self.host = "127.0.0.1" if host in WILDCARD_HOSTS else host
         self.port = int(port)
-        self.base_url = f"http://{host}:{port}"
+        self.base_url = f"http://{self.host}:{port}"
         self.process = process
 
     def __enter__(self):
@@ -192,12 +182,12 @@ class Target:
     def running(self):
         return self.process.running()
 
-    def watch(self, from_start=False):
+    def watch(self):
         """What samples the server while a load runs (modelbench.measure.run): a remote server's
         /status; a local server's process tree, checked against its /status when it has one."""
         if not self.local:
             return serverstatus.StatusWatcher(self)
-        tree = processes.ProcessTree(self.pid, from_start)
+        tree = processes.ProcessTree(self.pid)
         first = serverstatus.read_resources(self) if self.whole_status else None
         return tree if first is None else serverstatus.CrossChecked(
             tree, serverstatus.StatusWatcher(self, first, peaks=False))

@@ -90,11 +90,9 @@ def parse_slowhttptest(csv_text, output_text):
     """Its CSV (a row per second: connections closed, pending and connected then, and whether
     its own probe got an answer) and the end of its output: the most connected at once, the
     seconds it ran, the seconds its probe found the service unavailable, and why it ended."""
-    rows = []
-    for line in csv_text.splitlines()[1:]:
-        cells = line.split(",")
-        if len(cells) == 5 and all(c.strip().isdigit() for c in cells):
-            rows.append([int(c) for c in cells])
+    lines = (line.split(",") for line in csv_text.splitlines()[1:])
+    rows = [[int(c) for c in cells] for cells in lines
+            if len(cells) == 5 and all(c.strip().isdigit() for c in cells)]
     if not rows:
         raise ParseError("slowhttptest wrote no CSV rows")
     plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", output_text)
@@ -143,20 +141,15 @@ def parse_ab(report_text, percentile_csv_text):
         r"\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)", report_text)
     if breakdown:
         connect, receive, length, exceptions = (int(v) for v in breakdown.groups())
-        figures["failed_length"] = length
-        figures["failed_other"] = connect + receive + exceptions
+        figures.update(failed_length=length, failed_other=connect + receive + exceptions)
     else:
-        figures["failed_length"] = 0
-        figures["failed_other"] = figures["failed"]
+        figures.update(failed_length=0, failed_other=figures["failed"])
 
     # The -e file has a float per whole percent. ab 2.3 indexes one past its array for the
     # 99th percentile when fewer than 100 requests ran, so take the report's own table (whole
     # milliseconds) whenever the file's values are not ascending.
-    from_csv = {}
-    for line in percentile_csv_text.splitlines()[1:]:
-        percent, _, ms = line.partition(",")
-        if percent.strip().isdigit():
-            from_csv[int(percent)] = float(ms)
+    cells = (line.partition(",") for line in percentile_csv_text.splitlines()[1:])
+    from_csv = {int(percent): float(ms) for percent, _, ms in cells if percent.strip().isdigit()}
     table = {int(p): float(ms) for p, ms in
              re.findall(r"^\s+(\d+)%\s+(\d+)", report_text, re.MULTILINE)}
     ascending = all(from_csv.get(p, -1) <= from_csv.get(p + 1, -1) for p in range(0, 100))
@@ -218,12 +211,9 @@ def parse_siege(transactions_text, summary_text, elapsed_s):
     """siege -v: one line per transaction on stdout, the summary on stderr. When siege hung
     after its run and printed no summary, the summary's figures come from those lines, over
     elapsed_s (the time until siege announced the end)."""
-    transactions = []
-    for line in transactions_text.splitlines():
-        match = SIEGE_LINE.match(line)
-        if match:
-            transactions.append(
-                (int(match.group(1)), float(match.group(2)) * 1000, int(match.group(3))))
+    matches = (SIEGE_LINE.match(line) for line in transactions_text.splitlines())
+    transactions = [(int(m.group(1)), float(m.group(2)) * 1000, int(m.group(3)))
+                    for m in matches if m]
     if not transactions:
         raise ParseError("siege printed no transaction lines (is -v given?)")
     if re.search(r"^Transactions:", summary_text, re.MULTILINE):
@@ -235,9 +225,8 @@ def parse_siege(transactions_text, summary_text, elapsed_s):
     times = sorted(ms for _, ms, _ in transactions)
     for p in (50, 90, 99):
         figures[f"p{p}_ms"] = _percentile(times, p)
-    figures["non2xx"] = sum(1 for code, _, _ in transactions if not 200 <= code < 300)
-    figures["failed_length"] = 0
-    figures["failed_other"] = figures["failed"]
+    figures.update(non2xx=sum(1 for code, _, _ in transactions if not 200 <= code < 300),
+                   failed_length=0, failed_other=figures["failed"])
     return figures
 
 
