@@ -59,9 +59,7 @@ host_pattern() {
     fi
 }
 allow=""
-if [ -n "${DB_ALLOW:-}" ]; then
-    allow=$(host_pattern "$DB_ALLOW")
-fi
+[ -z "${DB_ALLOW:-}" ] || allow=$(host_pattern "$DB_ALLOW")
 
 running_pid() {
     [ -f "$pidfile" ] || return 1
@@ -72,6 +70,7 @@ running_pid() {
 }
 
 client() { mariadb --no-defaults --socket="$sock" -u "$me" "$@"; }
+admin() { mariadb-admin --no-defaults --socket="$sock" -u "$me" "$@" >/dev/null 2>&1; }
 
 sql_checksum() { cat "$root"/sql/*.sql | sha256sum | cut -d' ' -f1; }
 
@@ -95,8 +94,7 @@ allow_bench_from_network() {
 # port_taken: another listener on $port where mariadbd would bind (the same address, or either
 # side a wildcard).
 port_taken() {
-    local address host b
-    local binds
+    local address host b binds
     IFS=, read -ra binds <<<"$bind"
     while read -r address; do
         host=${address%:*}
@@ -166,26 +164,21 @@ start() {
             </dev/null >/dev/null 2>&1 &
         launcher=$!
         for _ in $(seq 1 300); do
-            if mariadb-admin --no-defaults --socket="$sock" -u "$me" ping >/dev/null 2>&1; then
-                break
-            fi
+            admin ping && break
             if ! kill -0 "$launcher" 2>/dev/null; then
                 tail -n 20 "$log" >&2 || true
                 die "mariadbd exited during start-up, see $log"
             fi
             sleep 0.1
         done
-        mariadb-admin --no-defaults --socket="$sock" -u "$me" ping >/dev/null 2>&1 \
-            || die "mariadbd did not answer within 30 s, see $log"
+        admin ping || die "mariadbd did not answer within 30 s, see $log"
         echo "db: started (pid $(cat "$pidfile"), $bind:$port, socket $sock)"
     fi
     if [ ! -f "$sqlstamp" ] || [ "$(cat "$sqlstamp")" != "$(sql_checksum)" ]; then
         load_sql
         sync_users=yes
     fi
-    if [ -n "$sync_users" ]; then
-        allow_bench_from_network
-    fi
+    [ -z "$sync_users" ] || allow_bench_from_network
     trap - INT TERM
 }
 
@@ -205,7 +198,7 @@ stop() {
         rm -f "$pidfile" "$sock"
         return 0
     fi
-    mariadb-admin --no-defaults --socket="$sock" -u "$me" shutdown >/dev/null 2>&1 || kill -TERM "$pid"
+    admin shutdown || kill -TERM "$pid"
     for _ in $(seq 1 300); do
         kill -0 "$pid" 2>/dev/null || { echo "db: stopped"; return 0; }
         sleep 0.1

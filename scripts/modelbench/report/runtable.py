@@ -6,12 +6,6 @@ from modelbench.report.tables import fmt, range_cell, ratio_cell, spread_cell
 from modelbench.report.verdicts import Spread
 
 
-def columns_of(results, pattern, keys):
-    """(label, base) of the servers among keys whose run pattern.format(key) ran."""
-    return [(results.label(k), pattern.format(k)) for k in keys
-            if results.has(pattern.format(k))]
-
-
 def load_rows(results, bases, extra=()):
     """The rows every load-run table shares, one column per base id."""
     def row(label, key, digits=1, scale=1.0):
@@ -88,7 +82,7 @@ def table_notes(results, bases):
     rather than the server was measured."""
     notes = []
     for base in bases:
-        for round_, run in results.rounds(base).items():
+        for run in results.rounds(base).values():
             run_id = run["id"]
             if run.get("note"):
                 notes.append(f"`{run_id}`: {run['note']}.")
@@ -106,14 +100,12 @@ def table_notes(results, bases):
 
 
 def counter_rows(results, bases):
-    return [["listen queue overflows (ListenOverflows)"] +
-            [range_or_value(results.spread(b, "listen_overflows")) for b in bases],
-            ["listen drops (ListenDrops)"] +
-            [range_or_value(results.spread(b, "listen_drops")) for b in bases],
-            ["SYN retransmits (TCPSynRetrans)"] +
-            [range_or_value(results.spread(b, "syn_retransmits")) for b in bases],
-            ["longest, range over the rounds (ms)"] +
-            [range_cell(results.spread(b, "max_ms"), 0) for b in bases]]
+    rows = [[label] + [range_or_value(results.spread(b, key)) for b in bases]
+            for label, key in (("listen queue overflows (ListenOverflows)", "listen_overflows"),
+                               ("listen drops (ListenDrops)", "listen_drops"),
+                               ("SYN retransmits (TCPSynRetrans)", "syn_retransmits"))]
+    return rows + [["longest, range over the rounds (ms)"] +
+                   [range_cell(results.spread(b, "max_ms"), 0) for b in bases]]
 
 
 def range_or_value(spread):
@@ -123,8 +115,6 @@ def range_or_value(spread):
     if spread.low == spread.high:
         return fmt(spread.median, 0)
     return f"{fmt(spread.median, 0)} ({spread.low:,.0f}–{spread.high:,.0f})"
-
-
 
 
 def pair_row(results, label, model_base, real_base, key, digits=1):
