@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 
-
 class PrepareError(Exception):
     pass
 

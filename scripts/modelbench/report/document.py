@@ -40,12 +40,12 @@ FIGURE_COLUMNS = [
 ]
 
 
-def read_json(path, default=None):
+def read_json(path):
     try:
         with open(path) as f:
             return json.load(f)
     except (OSError, ValueError):
-        return {} if default is None else default
+        return {}
 
 
 def write_json(path, value):
@@ -151,14 +151,10 @@ def status_agreement(kept):
 def pairs():
     """(model, real system) of every model and the system it stands for, and of their cluster
     variants when both have one."""
-    out = []
-    for model in systems.ALL:
-        if model.stands_for:
-            out.append((model.name, model.stands_for))
-    for model in systems.ALL:
-        if model.stands_for and model.cluster_flags and systems.get(model.stands_for).cluster_flags:
-            out.append((f"{model.name}-cluster", f"{model.stands_for}-cluster"))
-    return out
+    models = [model for model in systems.ALL if model.stands_for]
+    return [(model.name, model.stands_for) for model in models] + [
+        (f"{model.name}-cluster", f"{model.stands_for}-cluster") for model in models
+        if model.cluster_flags and systems.get(model.stands_for).cluster_flags]
 
 
 def section_models(results, experiments):
@@ -203,18 +199,14 @@ def section_verdicts(claims):
         "meets the criterion, not reproduced when none of it does (with the measured cause), "
         "**inconclusive** when it straddles the criterion.",
         "",
-        verdict_table(claims),
+        table(["claim", "real systems", "models"],
+              [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"] for c in claims]),
         "",
         "## Findings",
         "",
         table(["claim and criterion", "for", "evidence in this run", "verdict"], rows),
         "",
     ])
-
-
-def verdict_table(claims):
-    return table(["claim", "real systems", "models"],
-                 [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"] for c in claims])
 
 
 def section_checks(directory):
@@ -226,8 +218,7 @@ def section_failures(directory):
     steps = [line.split("\t") for line in read_text(os.path.join(directory, "steps.tsv"))
              .splitlines()]
     out = []
-    for status, title in (("failed", "Steps that failed"),
-                          ("not runnable", "Not runnable here")):
+    for status, title in (("failed", "Steps that failed"), ("not runnable", "Not runnable here")):
         rows = [[f[0], f[2] if len(f) > 2 else "", f"`{f[3]}`" if len(f) > 3 and f[3] else ""]
                 for f in steps if len(f) > 1 and f[1] == status]
         if rows:

@@ -59,8 +59,6 @@ SIZES = {
 SCENARIOS = {run.scenario: run for run in scenarios.ALL}
 # ab -c 1000 and 1000 connections into the server: this run's soft open-file limit.
 NEEDED_OPEN_FILES = 4096
-
-
 SERVERS = ("blocking", "async")
 
 
@@ -78,12 +76,10 @@ def add_arguments(parser):
 
 
 def pick(parser, flag, text, allowed):
-    picked = []
-    for item in text.split(","):
-        if item and item not in allowed:
+    picked = list(dict.fromkeys(item for item in text.split(",") if item))
+    for item in picked:
+        if item not in allowed:
             parser.error(f"{flag}: unknown '{item}' ({', '.join(allowed)})")
-        if item and item not in picked:
-            picked.append(item)
     if not picked:
         parser.error(f"{flag} selects nothing")
     return picked
@@ -135,8 +131,7 @@ def run(args, parser):
 def stress(args, directory, checkout, models, names, runs, fault_db):
     ctx = scenarios.Context(directory, checkout, SIZES[args.size], runs, fault_db)
     started = time.monotonic()
-    sections = []
-    results = []
+    sections, results = [], []
     for name in names:
         outcomes = []
         for model in models:
