@@ -50,7 +50,7 @@ def system_names(remote):
 def split(parts, remote):
     """(the parts with only the remote servers' runs that a remote server can serve,
     [(base, title, reason)] of the runs left out)."""
-    kept, skipped, seen = [], [], set()
+    kept, skipped = [], {}
     for part in parts:
         groups = []
         for group in part.groups:
@@ -62,14 +62,13 @@ def split(parts, remote):
                                             "server it starts" if group.around else "")
                 if not reason:
                     runs.append(run)
-                elif run.base not in seen:
-                    seen.add(run.base)
-                    skipped.append((run.base, run.title, reason))
+                else:
+                    skipped.setdefault(run.base, (run.base, run.title, reason))
             if runs:
                 groups.append(replace(group, runs=runs))
         if groups:
             kept.append(replace(part, groups=groups))
-    return kept, skipped
+    return kept, list(skipped.values())
 
 
 def section(remote, skipped):

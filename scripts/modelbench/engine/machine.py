@@ -101,16 +101,13 @@ def raise_open_files(needed):
     limits are None when unlimited."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     unlimited = resource.RLIM_INFINITY
-
-    def shown(limit):
-        return None if limit == unlimited else limit
-
+    shown = tuple(None if limit == unlimited else limit for limit in (soft, hard))
     if soft == unlimited or soft >= needed:
-        return shown(soft), shown(hard), True
+        return (*shown, True)
     if hard != unlimited and hard < needed:
-        return shown(soft), shown(hard), False
+        return (*shown, False)
     resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
-    return shown(soft), shown(hard), True
+    return (*shown, True)
 
 
 # The kernel's counters (/proc/net/netstat, TcpExt) of what a full listen queue does: a SYN or a

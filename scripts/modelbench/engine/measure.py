@@ -57,8 +57,7 @@ class RunSampler:
         self.started = time.monotonic()
         self.server = server
         self.db = db
-        self._machine_start = machine.busy_ticks()
-        self._machine_end = self._machine_start
+        self._machine_start = self._machine_end = machine.busy_ticks()
         self.elapsed = 0.0
 
     def sample(self):

@@ -21,12 +21,9 @@ def peak_rss_kib(pid):
     memory of the moment only, and a sampled peak misses what grew and shrank between samples."""
     try:
         with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
+            return next((int(line.split()[1]) for line in f if line.startswith("VmHWM:")), None)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def _members(root):
@@ -83,13 +80,9 @@ class ProcessTree:
 
     def __init__(self, pid, from_start=False):
         self.root = psutil.Process(pid)
-        self._members = []
-        self._scanned_at = None
-        self._start_cpu = {}
-        self._last_cpu = {}
-        self._peak_rss = {}
-        self.peak_threads = 0
-        self.peak_processes = 0
+        self._members, self._scanned_at = [], None
+        self._start_cpu, self._last_cpu, self._peak_rss = {}, {}, {}
+        self.peak_threads = self.peak_processes = 0
         self.sample(first=not from_start)
 
     def sample(self, first=False):
