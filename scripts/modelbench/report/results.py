@@ -108,9 +108,7 @@ class Results:
         machine."""
         core = self.figure(base, f"{who}_cpu_pct_core")
         machine = self.figure(base, f"{who}_cpu_pct_machine")
-        if core is None:
-            return "–"
-        return f"{core:.0f} % ({machine:.0f} %)"
+        return "–" if core is None else f"{core:.0f} % ({machine:.0f} %)"
 
     def label(self, key):
         """A server's name in tables, as its runs recorded it ('node cluster ×2')."""

@@ -100,21 +100,13 @@ def table_notes(results, bases):
 
 
 def counter_rows(results, bases):
-    rows = [[label] + [range_or_value(results.spread(b, key)) for b in bases]
+    # Counts over the rounds: the median, and the range when the rounds differ.
+    rows = [[label] + [spread_cell(results.spread(b, key), 0) for b in bases]
             for label, key in (("listen queue overflows (ListenOverflows)", "listen_overflows"),
                                ("listen drops (ListenDrops)", "listen_drops"),
                                ("SYN retransmits (TCPSynRetrans)", "syn_retransmits"))]
     return rows + [["longest, range over the rounds (ms)"] +
                    [range_cell(results.spread(b, "max_ms"), 0) for b in bases]]
-
-
-def range_or_value(spread):
-    """A count over the rounds: its median, and its range when the rounds differ."""
-    if spread is None:
-        return "–"
-    if spread.low == spread.high:
-        return fmt(spread.median, 0)
-    return f"{fmt(spread.median, 0)} ({spread.low:,.0f}–{spread.high:,.0f})"
 
 
 def pair_row(results, label, model_base, real_base, key, digits=1):

@@ -3,9 +3,7 @@
 
 def fmt(value, digits=1, scale=1.0, suffix=""):
     """A figure for a table cell: 1234.5 -> '1,234.5'; '–' when it was not measured."""
-    if value is None or value == "":
-        return "–"
-    return f"{value * scale:,.{digits}f}{suffix}"
+    return "–" if value is None or value == "" else f"{value * scale:,.{digits}f}{suffix}"
 
 
 def cell(text):
@@ -44,6 +42,4 @@ def range_cell(spread, digits=1):
     """'1,040.2–1,090.7' over the rounds ('' for a single run, '–' when not measured)."""
     if spread is None:
         return "–"
-    if spread.count == 1:
-        return ""
-    return f"{spread.low:,.{digits}f}–{spread.high:,.{digits}f}"
+    return "" if spread.count == 1 else f"{spread.low:,.{digits}f}–{spread.high:,.{digits}f}"
