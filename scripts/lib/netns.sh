@@ -147,11 +147,9 @@ create
 export NETNS_NAME="modelbench$n" NETNS_HOST_ADDR="$subnet.$n.1" NETNS_NS_ADDR="$subnet.$n.2"
 # In the background, so that a signal to this script runs the cleanup at once instead of after
 # COMMAND; <&0 keeps the standard input a background job would lose.
-if [ "$mode" = exec ]; then
-    ip netns exec "$NETNS_NAME" "$@" <&0 &
-else
-    "$@" <&0 &
-fi
+inside=()
+[ "$mode" = with ] || inside=(ip netns exec "$NETNS_NAME")
+"${inside[@]}" "$@" <&0 &
 child=$!
 status=0
 wait "$child" || status=$?

@@ -88,9 +88,8 @@ def profile(checkout, args, flags, work):
                 raise ProfileError(f"GET {path} answered '{reply.status or reply.error}' before "
                                    "the run")
         url = target.url(args.endpoint)
-        warm = subprocess.run(["ab", "-q", *keepalive, "-c", str(args.concurrency), "-n", "100",
-                               url], capture_output=True)
-        if warm.returncode != 0:
+        if subprocess.run(["ab", "-q", *keepalive, "-c", str(args.concurrency), "-n", "100", url],
+                          capture_output=True).returncode != 0:
             raise ProfileError("the warm-up ab run failed")
         if subprocess.run(["callgrind_control", "-z", str(target.pid)],
                           capture_output=True).returncode != 0:

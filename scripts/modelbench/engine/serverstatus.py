@@ -99,9 +99,7 @@ class StatusWatcher:
 
 
 class CrossChecked:
-    """A local server watched through /proc (tree, a processes.ProcessTree) and its own /status
-    (status, a StatusWatcher) at once: the figures are /proc's, and /status's CPU is reported
-    beside them."""
+    """tree (a processes.ProcessTree) and status (a StatusWatcher) of one local server."""
 
     def __init__(self, tree, status):
         self.tree = tree

@@ -142,19 +142,18 @@ def send(address, connections, bytes_each, time_limit_s, guard):
         connection.socket.close()
         live.discard(connection)
 
+    stop = STOPPED  # how the connections still open at the end ended
     try:
         next_guard = started
         while live:
             now = time.monotonic()
-            stop = TIMEOUT if now - started > time_limit_s else None
-            if stop is None and now >= next_guard:
-                next_guard = now + GUARD_INTERVAL_S
-                stop = STOPPED if guard() else None
-            if stop:
-                for connection in list(live):
-                    connection.end(stop)
-                    close(connection)
+            if now - started > time_limit_s:
+                stop = TIMEOUT
                 break
+            if now >= next_guard:
+                next_guard = now + GUARD_INTERVAL_S
+                if guard():
+                    break
             for key, events in selector.select(GUARD_INTERVAL_S):
                 connection = key.data
                 over = bool(events & selectors.EVENT_READ) and connection.read()
@@ -164,7 +163,7 @@ def send(address, connections, bytes_each, time_limit_s, guard):
                     close(connection)
     finally:
         for connection in list(live):
-            connection.end(STOPPED)
+            connection.end(stop)
             close(connection)
         selector.close()
     return results
