@@ -1,13 +1,16 @@
-"""bench: each C++ server against the database's own ceiling. In each round: the ceilings (each
-model's --standalone loop with --concurrency K for K = 1 and K = cores: the same work without
-HTTP), then each server (blocking per-request and persistent, async, async with a worker per
-core) under ab on /html, /json and /hello at -c 1, 20 and 200 for a fixed time, /hello also
-with -k, and wrk (keep-alive, a thread per core) beside ab on /html and /hello; at the end the
-memory runs (async holding 1000 idle keep-alive connections, blocking with 150 live workers).
-It runs through the engine, so every server is warmed up and every run measured on a quiet
-machine; it writes bench/<timestamp>/: report.md (printed at the end), bench.csv (medians and
-ratios), runs/, raw/. The targets are docs/performance.md's. Exit status 0 when every run
-succeeded (whatever the figures), 1 when one failed, 2 on bad arguments.
+"""bench: each C++ server against the database's own ceiling, and what a request costs it against
+nginx and the real Apache+PHP. Its parts, each in rounds: the ceilings (each model's
+--standalone loop with --concurrency K for K = 1 and K = cores: the same work without HTTP);
+the servers (blocking per-request and persistent, async, async with a worker per core) under ab
+on /html, /json and /hello at -c 1, 20 and 200 for a fixed time, /hello also with -k, and wrk
+beside ab on /html and /hello; the cost (server CPU per request of nginx's own /hello, Apache
+with mod_php, blocking, blocking prefork, async and its cluster on /hello with and without
+keep-alive and on /html, beside the no-HTTP floors: docs/cost-measurement.md); the memory
+(async holding 1000 idle keep-alive connections, blocking with 150 live workers). It runs
+through the engine, so every server is warmed up and every run measured on a quiet machine; it
+writes bench/<timestamp>/: report.md (printed at the end), bench.csv, runs/, raw/. The targets
+are docs/performance.md's. Exit status 0 when every run succeeded (whatever the figures), 1
+when one failed, 2 on bad arguments.
 """
 
 import csv
@@ -26,6 +29,7 @@ from modelbench.engine.recorder import Recorder
 from modelbench.experiments.base import Context
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import Spread
 
 CONCURRENCIES = (1, 20, 200)
 ENDPOINTS = ("/html", "/json", "/hello")
@@ -55,6 +59,32 @@ MIN_RATIO = {"blocking-persistent": 0.60, "blocking-per-request": 0.80, "async":
 MAX_SERVER_OVER_DB = 0.30
 MAX_RSS_MIB = {"async": 16, "blocking-per-request": 64, "blocking-persistent": 64}
 MAX_EXTRA_LATENCY_MS = 0.3
+PARTS = ("ceilings", "servers", "cost", "memory")
+# The cost part (docs/cost-measurement.md): (key, system, flags) measured, the cases, the floors.
+COST_SERVERS = (("nginx", "nginx", False, ()), ("apache", "php", False, ()),
+                ("blocking", "blocking", False, ()),
+                ("prefork", "blocking", False, ("--lifecycle", "prefork")),
+                ("async", "async", False, ()), ("cluster", "async", True, ()))
+COST_CASES = {"hello": Load("ab", "/hello", 200, n=20000),
+              "hello-k": Load("ab", "/hello", 100, n=50000, keepalive=True),
+              "html": Load("ab", "/html", 20, n=3000)}
+COST_FLOORS = {"blocking": ("blocking", 3000), "async": ("async", 3000), "apache": ("php", 1000)}
+# (target, numerator, denominator, case, bound): the ratio of two systems' CPU per request in a
+# round, its median over the rounds held to the bound.
+COST_RATIOS = (("/hello new connection: blocking ≤ Apache+mod_php", "blocking", "apache",
+                "hello", 1.0),
+               ("/hello new connection: blocking ≤ 2 × nginx", "blocking", "nginx", "hello", 2.0),
+               ("/hello new connection: prefork ≤ 1.5 × nginx", "prefork", "nginx", "hello", 1.5),
+               ("/hello new connection: async ≤ nginx", "async", "nginx", "hello", 1.0),
+               ("/hello keep-alive -c 100: async ≤ nginx", "async", "nginx", "hello-k", 1.0),
+               ("/hello keep-alive -c 100: blocking ≤ 2 × nginx", "blocking", "nginx", "hello-k",
+                2.0),
+               ("/hello keep-alive -c 100: prefork ≤ 2 × nginx", "prefork", "nginx", "hello-k",
+                2.0))
+# /html -c 20: what each model adds over its own floor, against what Apache+PHP adds over its
+# CLI loop.
+COST_FLOOR_OF = {"blocking": "blocking", "prefork": "blocking", "async": "async",
+                 "cluster": "async"}
 
 
 def add_arguments(parser):
@@ -62,6 +92,9 @@ def add_arguments(parser):
                         help="1 s per run, for a first look (default: 5 s per run)")
     parser.add_argument("--rounds", type=int, default=3, metavar="N",
                         help="rounds of every run; the median is reported (default 3)")
+    parser.add_argument("--only", metavar="LIST", default=",".join(PARTS),
+                        help="parts to run, comma-separated: " + ", ".join(PARTS) +
+                        " (default all)")
     parser.add_argument("--results-dir", metavar="DIR",
                         help="write there instead of bench/<timestamp>/")
     parser.add_argument("--max-load", type=float, default=1.0, metavar="L",
@@ -89,10 +122,14 @@ def iterations_for(checkout, system, flags, k, seconds):
     return max(200, int(tools.parse_standalone(result.stdout)["iterations_per_s"] * seconds))
 
 
-def make_plan(checkout, ctx, seconds, rounds):
+def cost_base(key, case):
+    return f"cost-{key}-{case}"
+
+
+def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
     ceilings = []
     for name, (system, flags) in CEILINGS.items():
-        for k in sorted({1, CORES}):
+        for k in sorted({1, CORES}) if "ceilings" in chosen else ():
             n = iterations_for(checkout, system, flags, k, seconds)
             server = ctx.server(system, key=name)
             ceilings.append(Group([Run(ceiling_base(name, k), f"{name} K={k}: {n} iterations",
@@ -126,7 +163,19 @@ def make_plan(checkout, ctx, seconds, rounds):
                    "/html", BLOCKING_LIVE_WORKERS),
                   ("blocking-persistent", "blocking", SERVERS["blocking-persistent"][2],
                    "/html", BLOCKING_LIVE_WORKERS))]
-    return [Part(ceilings, rounds), Part(servers, rounds), Part(memory, 1)]
+    cost = []
+    for key, system, cluster, flags in COST_SERVERS:
+        server = ctx.server(system, cluster=cluster, own_flags=flags, key=f"cost-{key}")
+        cost.append(Group([Run(cost_base(key, case), f"cost {key} {load.text()}", "bench",
+                               server, load) for case, load in COST_CASES.items()
+                           if load.path in server.system.endpoints]))
+    for key, (system, n) in COST_FLOORS.items():
+        cost.append(Group([Run(cost_base(key, "floor"), f"cost floor {key}: {n} iterations",
+                               "bench", ctx.server(system, key=f"cost-floor-{key}"),
+                               Load("standalone", n=n), warm=False)]))
+    parts = {"ceilings": Part(ceilings, rounds), "servers": Part(servers, rounds),
+             "cost": Part(cost, rounds), "memory": Part(memory, 1)}
+    return [parts[name] for name in chosen]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +190,7 @@ def summaries(results):
     """One row per measured base: its medians and the ratios the targets are about."""
     rows = {}
     for base in results.by_base:
-        if not results.ok(base):
+        if not results.ok(base) or not base.startswith("bench-"):
             continue
         record = results.record(base)
         row = {"base": base, "server": record.get("server", "").removesuffix("-memory"),
@@ -183,7 +232,7 @@ def summaries(results):
 def verdict(holds, measured):
     if measured is None:
         return "not measured"
-    return "holds" if holds else "**does not hold**"
+    return "held" if holds else "**missed**"
 
 
 def targets(rows):
@@ -235,7 +284,48 @@ def targets(rows):
     return out
 
 
-def render(rows, settings, failures):
+def cost_rows(results):
+    """The cost table (µs per request, medians over the rounds) and the targets' rows."""
+    def us(key, case):
+        value = results.per_request_ms(cost_base(key, case), "server")
+        return None if value is None else 1000 * value
+
+    table_rows = [[key] + [fmt(us(key, case), 1) for case in COST_CASES] for key, *_ in
+                  COST_SERVERS if any(results.has(cost_base(key, c)) for c in COST_CASES)]
+    floors = [[f"floor: {key}", fmt(us(key, "floor"), 1)] for key in COST_FLOORS
+              if results.has(cost_base(key, "floor"))]
+
+    def per_round(numerator, denominator, case):
+        a = dict(zip(results.rounds(cost_base(numerator, case)),
+                     results.per_request_ms_values(cost_base(numerator, case), "server")))
+        b = dict(zip(results.rounds(cost_base(denominator, case)),
+                     results.per_request_ms_values(cost_base(denominator, case), "server")))
+        return Spread.of([a[r] / b[r] for r in a if b.get(r)])
+
+    target_rows = []
+    for name, numerator, denominator, case, bound in COST_RATIOS:
+        ratio = per_round(numerator, denominator, case)
+        target_rows.append([name, "–" if ratio is None else ratio.text(2, prefix="×"),
+                            verdict(ratio is not None and ratio.median <= bound, ratio)])
+    apache_added = Spread.of([h - f for h, f in zip(
+        results.per_request_ms_values(cost_base("apache", "html"), "server"),
+        results.per_request_ms_values(cost_base("apache", "floor"), "server"))])
+    for key, floor in COST_FLOOR_OF.items():
+        added = Spread.of([h - f for h, f in zip(
+            results.per_request_ms_values(cost_base(key, "html"), "server"),
+            results.per_request_ms_values(cost_base(floor, "floor"), "server"))])
+        measured = None if added is None or apache_added is None else \
+            1000 * (added.median - apache_added.median)
+        target_rows.append([f"/html -c 20: {key} adds over its floor no more than Apache+PHP "
+                            "over its CLI loop",
+                            "–" if measured is None else
+                            f"+{1000 * added.median:.0f} µs against +"
+                            f"{1000 * apache_added.median:.0f} µs ({measured:+.0f} µs)",
+                            verdict(measured is not None and measured <= 0, measured)])
+    return table_rows, floors, target_rows
+
+
+def render(rows, settings, failures, results):
     def ms(value, digits=4):
         return fmt(value, digits)
 
@@ -262,29 +352,53 @@ def render(rows, settings, failures):
                fmt(r["rss_mib"]), fmt(r["threads"], 0), fmt(r["fds"], 0)]
               for r in rows.values() if r["tool"] == "hold"]
     lines = [
-        "# Benchmark: each server against the database's own ceiling", "",
+        "# Benchmark: each server against the database's own ceiling, nginx and Apache+PHP", "",
         f"`{settings['command']}` — {settings['started']} UTC, {CORES} cores, "
         f"{settings['seconds']:g} s per run, median of {settings['rounds']} rounds, "
         f"{settings['run_s'] / 60:.1f} min of runs; every server warmed up before each run, "
         "each run on a quiet machine (measured again when other work polluted it). *other %*: "
-        "CPU of other processes during the runs, in % of the machine.", "",
-        "## Ceilings: the /html workload without HTTP (`--standalone N --concurrency K`)", "",
-        table(["loop", "K", "iterations/s", "own CPU ms/iter", "mariadbd CPU ms/iter",
-               "own ÷ mariadbd", "other %"], ceilings), "",
-        "## Servers under ab and wrk, and their ratios", "",
-        "Ceiling: /html over the standalone loop of the same model and connection mode with "
-        "K = min(c, cores); /hello over the async server's /hello with the same ab flags. CPU "
-        "in ms per request; *server ÷ db* is server CPU over mariadbd's per request, *server ÷ "
-        "client* over the load tool's.", "",
-        table(["server", "endpoint", "load", "req/s", "ceiling req/s", "÷ ceiling", "p50 ms",
-               "p99 ms", "server CPU", "mariadbd CPU", "client CPU", "server ÷ db",
-               "server ÷ client", "other %"], servers), "",
-        "## Memory", "", table(["server", "held", "RSS MiB", "threads", "descriptors"], memory),
-        "", "## Targets (docs/performance.md)", "",
-        table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]), ""]
+        "CPU of other processes during the runs, in % of the machine.", ""]
+    if ceilings:
+        lines += ["## Ceilings: the /html workload without HTTP (`--standalone N --concurrency K`)",
+                  "", table(["loop", "K", "iterations/s", "own CPU ms/iter",
+                             "mariadbd CPU ms/iter", "own ÷ mariadbd", "other %"], ceilings), ""]
+    if servers:
+        lines += [
+            "## Servers under ab and wrk, and their ratios", "",
+            "Ceiling: /html over the standalone loop of the same model and connection mode "
+            "with K = min(c, cores); /hello over the async server's /hello with the same ab "
+            "flags. CPU in ms per request; *server ÷ db* is server CPU over mariadbd's per "
+            "request, *server ÷ client* over the load tool's.", "",
+            table(["server", "endpoint", "load", "req/s", "ceiling req/s", "÷ ceiling",
+                   "p50 ms", "p99 ms", "server CPU", "mariadbd CPU", "client CPU",
+                   "server ÷ db", "server ÷ client", "other %"], servers), ""]
+    lines += cost_section(results)
+    if memory:
+        lines += ["## Memory", "", table(["server", "held", "RSS MiB", "threads",
+                                          "descriptors"], memory), ""]
+    if rows:
+        lines += ["## Targets (docs/performance.md)", "",
+                  table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]),
+                  ""]
     if failures:
         lines += [f"## Failed runs ({failures}): see steps.tsv", ""]
     return "\n".join(lines)
+
+
+def cost_section(results):
+    table_rows, floors, target_rows = cost_rows(results)
+    if not table_rows:
+        return []
+    return ["## Server CPU per request against nginx and Apache+PHP", "",
+            "Server CPU (its process tree, /proc) per request in µs, medians over the rounds: "
+            "`ab -c 200` on /hello (a new connection each), `ab -k -c 100` (keep-alive, below "
+            "the blocking server's 150 threads), `ab -c 20` on /html; the floors are the same "
+            "/html work without HTTP, per iteration (docs/cost-measurement.md).", "",
+            table(["system"] + list(COST_CASES), table_rows), "",
+            table(["floor", "µs per iteration"], floors), "",
+            "Targets: a ratio of two systems' CPU per request taken within each round, "
+            "[lowest–highest] over the rounds; held on the median.", "",
+            table(["target", "measured", "verdict"], target_rows), ""]
 
 
 def write_report(directory, settings):
@@ -302,7 +416,7 @@ def write_report(directory, settings):
             writer.writerow({k: round(v, 4) if isinstance(v, float) else v
                              for k, v in row.items()})
     failures = sum(1 for run in results.runs.values() if run.get("status") != "ok")
-    report = render(rows, settings, failures)
+    report = render(rows, settings, failures, results)
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(report)
     return report, failures
@@ -311,6 +425,9 @@ def write_report(directory, settings):
 def run(args, parser):
     if not 1 <= args.rounds <= 99:
         parser.error("--rounds must be from 1 to 99")
+    chosen = [p for p in args.only.split(",") if p]
+    if not chosen or set(chosen) - set(PARTS):
+        parser.error(f"--only: one or more of {', '.join(PARTS)}")
     checkout = Checkout.from_environment()
     directory = os.path.abspath(args.results_dir or os.path.join(
         checkout.root, "bench", datetime.datetime.now(datetime.timezone.utc)
@@ -320,13 +437,14 @@ def run(args, parser):
     processes.sigterm_as_ctrl_c()
     seconds = 1.0 if args.quick else 5.0
     try:
-        database, _ = prepare.ready(checkout, ("build", "db"), log_dir=directory)
+        needs = ("build", "db") + (("php", "nginx") if "cost" in chosen else ())
+        database, _ = prepare.ready(checkout, needs, log_dir=directory)
         _, _, enough = machine.raise_open_files(NEEDED_OPEN_FILES)
         if not enough:
             raise prepare.PrepareError(f"the open-file limit is below the {NEEDED_OPEN_FILES} "
                                        "these runs need")
-        parts = make_plan(checkout, Context("default", ["blocking", "async"]), seconds,
-                          args.rounds)
+        parts = make_plan(checkout, Context("default", ["blocking", "async", "php", "nginx"]),
+                          seconds, args.rounds, [p for p in PARTS if p in chosen])
         gate = machine.QuietGate(print)
         load, waited = gate.wait_for_load(args.max_load, args.max_wait)
         print(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s)")
