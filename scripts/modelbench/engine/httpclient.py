@@ -1,9 +1,9 @@
 """Plain HTTP/1.1 requests to a target: one GET on a new connection, many at once, or one whose
 connection is then held open."""
 
+import concurrent.futures
 import http.client
 import socket
-import threading
 import time
 
 
@@ -36,18 +36,10 @@ def get(host, port, path, timeout=10.0):
 
 
 def get_all(host, port, path, count, timeout=30.0):
-    """count GETs of path at once, each on its own connection; the replies in order."""
-    replies = [None] * count
-
-    def one(i):
-        replies[i] = get(host, port, path, timeout)
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return replies
+    """count GETs of path at once, each on its own connection (and thread); the replies in
+    order."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(lambda _: get(host, port, path, timeout), range(count)))
 
 
 class ProtocolError(Exception):
