@@ -5,16 +5,15 @@ by round for ratios between runs."""
 import glob
 import json
 import os
+import pathlib
 
 from modelbench.report.verdicts import Spread, median
 
 
 def load_runs(directory):
     """{run id: record} of a results directory's runs/*.json, in the order they started."""
-    runs = []
-    for path in glob.glob(os.path.join(directory, "runs", "*.json")):
-        with open(path) as f:
-            runs.append(json.load(f))
+    runs = [json.loads(pathlib.Path(path).read_text())
+            for path in glob.glob(os.path.join(directory, "runs", "*.json"))]
     return {run["id"]: run for run in sorted(runs, key=lambda r: r.get("started", ""))}
 
 
@@ -37,7 +36,6 @@ class Results:
         self.by_base = {}
         for run in runs.values():
             self.by_base.setdefault(run.get("base", run["id"]), {})[run.get("round", 1)] = run
-        self.experiments = {run.get("experiment") for run in runs.values()}
         self.cores = next((r["figures"]["cores"] for r in runs.values()
                            if "cores" in r.get("figures", {})), os.cpu_count() or 1)
 

@@ -38,8 +38,7 @@ RSS_GROWTH_LIMIT = 0.10
 
 
 class Context:
-    """Where things are, how large the runs are, and the run records (stress's __main__ fills it
-    from its arguments)."""
+    """Where things are, how large the runs are, and the run records (stress's run() fills it)."""
 
     def __init__(self, results_dir, checkout, sizes, runs, fault_db):
         self.dir = results_dir
@@ -138,8 +137,7 @@ def start_warm(ctx, scenario, model, args, path="/html" + WARM_UP_DB):
 
 def rounds(target, connections):
     """(at once, rounds): the async server takes every connection at once; the blocking one
-    serves max-workers of them and the rest wait in the listen queue for a worker, then get
-    their own --timeout."""
+    serves max-workers of them, the rest wait in the listen queue, then get their own --timeout."""
     at_once = connections if target.name == "async" else max_workers(target)
     return at_once, math.ceil(connections / at_once)
 
@@ -162,9 +160,8 @@ def record_load(out, label, record):
 
 
 def settle(target, before, timeout_s):
-    """Waits until the server's descriptors and threads are back to the counts of before (or
-    fewer), at most timeout_s; returns (snapshot, seconds it took or None when they never came
-    back)."""
+    """Waits, at most timeout_s, until the server's descriptors and threads are back to the counts
+    of before (or fewer): (snapshot, the seconds it took or None when they never came back)."""
     started = time.monotonic()
     while True:
         now = target.snapshot()
@@ -549,8 +546,7 @@ PROBE_INTERVAL_S = 0.25
 
 
 class Prober:
-    """GETs path on a new connection every PROBE_INTERVAL_S in a thread until stop(): the
-    replies."""
+    """GETs path on a new connection every PROBE_INTERVAL_S in a thread until stop(): replies."""
 
     def __init__(self, target, path, timeout_s):
         self.replies = []
