@@ -29,9 +29,8 @@ def busy_ticks():
 class QuietGate:
     """The machine is shared: wait until the load average is low before a series of runs, wait
     before each run until other processes leave the machine nearly idle, and measure a run again
-    when they took more than POLLUTED_PCT of it while it ran (its figures' other_cpu_pct).
-    idle_wait_s and max_attempts bound the waiting: a quick run of the machinery (a smoke test)
-    waits less and measures once."""
+    when they took more than POLLUTED_PCT of it while it ran (its other_cpu_pct). idle_wait_s and
+    max_attempts bound the waiting: a smoke test waits less and measures once."""
 
     IDLE_PCT = 10
     POLLUTED_PCT = 20
@@ -42,8 +41,7 @@ class QuietGate:
     max_attempts: int = 3
 
     def wait_for_load(self, max_load, max_wait_s):
-        """Waits until the 1-minute load average is below max_load, at most max_wait_s; returns
-        (load, seconds waited)."""
+        """Waits, at most max_wait_s, for a 1-minute load average below max_load: (load, wait)."""
         started = time.monotonic()
         load = load_average()
         next_note = 0.0
@@ -83,9 +81,8 @@ class QuietGate:
                 next_note = waited + 10
 
     def measure(self, attempt):
-        """Runs attempt() (which returns (result, figures of measure.run)) on an idle machine,
-        again while other work polluted it, max_attempts times at most; returns (result,
-        figures, attempts)."""
+        """Runs attempt() -> (result, figures of measure.run) on an idle machine, again while other
+        work polluted it, max_attempts times at most: (result, figures, attempts)."""
         for attempts in range(1, self.max_attempts + 1):
             self.wait_for_idle()
             result, figures = attempt()

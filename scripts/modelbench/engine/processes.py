@@ -161,7 +161,6 @@ def alive(pid):
 
 
 def wait_gone(pid, poll_s=0.01):
-    """Waits until pid has ended."""
     while alive(pid):
         time.sleep(poll_s)
 

@@ -121,10 +121,10 @@ class ServerProcess:
 
 
 class Target:
-    """Where the load goes: NAME and http://HOST:PORT, and the ServerProcess that serves it (None:
-    a remote server, not ours to start or stop). whole_status: its /status, if it has one,
-    reports the whole process tree (not so behind a proxy, where /status is the backend's). As a
-    context manager, a local server is stopped at the end of the block if it still runs."""
+    """Where the load goes, and the ServerProcess that serves it (None: a remote server, not ours
+    to start or stop). whole_status: its /status, if any, reports the whole process tree (not so
+    behind a proxy, where /status is the backend's). As a context manager, a local server is
+    stopped at the end of the block if it still runs."""
 
     def __init__(self, name, address, process, whole_status=True):
         self.name = name
@@ -196,8 +196,7 @@ class Target:
         """threads, fds, rss_kib, peak_rss_kib of the server now; TargetError when it is gone."""
         figures = processes.snapshot(self.pid)
         if figures is None:
-            raise TargetError(f"the server (pid {self.pid}) is gone: "
-                              f"{self.process.stderr_tail()}")
+            raise TargetError(f"the server (pid {self.pid}) is gone: {self.process.stderr_tail()}")
         return figures
 
     def stop(self, timeout_s=STOP_TIMEOUT_S):

@@ -78,9 +78,8 @@ SLOWHTTPTEST_MODES = {
 
 
 def slowhttptest_command(mode, url, connections, length_s, report_prefix):
-    """slowhttptest MODE: `connections` connections opened within a tenth of a second (-r is
-    per second), a follow-up every second, for at most length_s; its per-second counts in
-    REPORT_PREFIX.csv (-g -o)."""
+    """slowhttptest MODE: `connections` connections opened within a tenth of a second (-r is per
+    second), a follow-up every second, for at most length_s; its counts in REPORT_PREFIX.csv."""
     return ["slowhttptest", *SLOWHTTPTEST_MODES[mode], "-c", str(connections), "-r",
             str(10 * connections), "-i", "1", "-l", str(length_s), "-p", "3", "-g", "-o",
             report_prefix, "-u", url]

@@ -521,8 +521,7 @@ def memory(ctx, model, out):
                    how_they_ended([r for r in results if r.kind == kind]))
     sent = [r.bytes_sent for r in results]
     out.figure("hostile bytes sent: all connections MiB; most on one KiB; seconds",
-               f"{fmt(sum(sent) / 2**20, 1)}; {fmt(max(sent) / 1024, 0)}; "
-               f"{fmt(hostile_s, 1)}")
+               f"{fmt(sum(sent) / 2**20, 1)}; {fmt(max(sent) / 1024, 0)}; {fmt(hostile_s, 1)}")
     out.figure("peak RSS MiB: baseline → with the hostile connections",
                f"{mib(baseline_kib)} → {mib(peak_kib)}")
     stopped = sum(1 for r in results if r.end == hostile.STOPPED)
@@ -604,8 +603,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
         return
     out.figure(f"{mode}: slowhttptest: most connected at once; s its probe found no service; "
                "ran s; its end",
-               f"{f['peak_connected']}; {f['unavailable_s']}; {f['seconds']}; "
-               f"{f['exit_status']}")
+               f"{f['peak_connected']}; {f['unavailable_s']}; {f['seconds']}; {f['exit_status']}")
     out.figure(f"{mode}: peak threads, peak fds of the server",
                f"{peak['threads']}, {peak['fds']}")
     held = busy_until is not None
