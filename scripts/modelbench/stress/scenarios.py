@@ -101,8 +101,7 @@ class FaultDatabase:
 def load_run(ctx, target, step_id, label, load):
     """A measured run of load (engine.plan.Load), label its progress line: its record."""
     print(f"    {label}", flush=True)
-    meta = {"experiment": "stress", "server": target.name}
-    return ctx.runs.measure(step_id, meta, target, load)
+    return ctx.runs.measure(step_id, {"experiment": "stress", "server": target.name}, target, load)
 
 
 def load_run_in_background(ctx, target, step_id, label, load):
@@ -180,10 +179,9 @@ def record_settle(out, label, target, before):
     out.figure(f"{label}: RSS MiB before → after (peak)",
                f"{mib(before['rss_kib'])} → {mib(after['rss_kib'])} "
                f"({mib(after['peak_rss_kib'])})")
-    evidence = (f"back after {seconds:.1f} s" if seconds is not None else
-                f"still {after['fds']} fds, {after['threads']} threads after {SETTLE_S:.0f} s")
     out.check(f"{label}: fds and threads back to their pre-test counts", seconds is not None,
-              evidence)
+              f"back after {seconds:.1f} s" if seconds is not None else
+              f"still {after['fds']} fds, {after['threads']} threads after {SETTLE_S:.0f} s")
     return after
 
 
@@ -257,9 +255,7 @@ def key_values(text):
 
 @scenario("slow-clients")
 def slow_clients(ctx, model, out):
-    s = ctx.sizes
-    timeout = s["header_timeout_s"]
-    connections = s["slow_connections"]
+    timeout, connections = ctx.sizes["header_timeout_s"], ctx.sizes["slow_connections"]
     target, before = start_warm(ctx, "slow-clients", model, ["--timeout", str(timeout)],
                                 "/hello")
     at_once, round_count = rounds(target, connections)
@@ -380,9 +376,7 @@ def database_fault(ctx, target, out, fault, reference, access_log):
 def slow_queries(ctx, target, out):
     """Queries that outlast --db-timeout: each request 504 at the timeout, and its connection
     free again at once (the async pool has as many connections as slow requests)."""
-    s = ctx.sizes
-    timeout = s["db_timeout_s"]
-    count = s["slow_queries"]
+    timeout, count = ctx.sizes["db_timeout_s"], ctx.sizes["slow_queries"]
     path = f"/json?delay_ms={timeout * 1000 + 3000}"
     replies = target.get_all(path, count)
     then = target.get("/json")
@@ -628,9 +622,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
 
 @scenario("slowhttptest")
 def slowhttptest(ctx, model, out):
-    s = ctx.sizes
-    timeout = s["header_timeout_s"]
-    connections = s["slow_connections"]
+    timeout, connections = ctx.sizes["header_timeout_s"], ctx.sizes["slow_connections"]
     # The idle time between requests bounded like the request itself: a slow reader's response
     # may fit in the socket buffers, and then the server waits for its next request.
     flags = ["--timeout", str(timeout), "--keepalive-timeout", str(timeout)]
