@@ -47,8 +47,7 @@ DEFAULT = {
     "slow_connections": 300, "header_timeout_s": 5,
     "fault_up_s": 5, "fault_down_s": 5, "fault_restart_s": 10, "fault_after_s": 5,
     "db_timeout_s": 2, "slow_queries": 4, "leak_c": 200, "leak_n": 20000,
-    "memory_ab_s": 10, "hostile_connections": 100, "hostile_mib": 100,
-    "hostile_time_limit_s": 60,
+    "memory_ab_s": 10, "hostile_connections": 100, "hostile_mib": 100, "hostile_time_limit_s": 60,
 }
 SIZES = {
     "default": DEFAULT,
