@@ -7,19 +7,15 @@ by its module's add_arguments; --help comes from the parser.
   stress      overload, slow clients, database faults, leaks, memory (scripts/stress.sh)
   serve       one system as a target, in the foreground (scripts/serve.sh)
   profile     one model under callgrind (scripts/profile.sh)
-  abcheck     the load acceptance of the tests (tests/load/ab_check.sh)
 """
 
 import argparse
 import sys
 
-from modelbench import abcheck, bench, profile, reproduce, serve, stress
+from modelbench import bench, profile, reproduce, serve, stress
 
 VERBS = {"reproduce": reproduce, "bench": bench, "stress": stress, "serve": serve,
-         "profile": profile, "abcheck": abcheck}
-SCRIPTS = {"reproduce": "scripts/reproduce.sh", "bench": "scripts/bench.sh",
-           "stress": "scripts/stress.sh", "serve": "scripts/serve.sh",
-           "profile": "scripts/profile.sh", "abcheck": "tests/load/ab_check.sh"}
+         "profile": profile}
 
 
 def main(argv=None):
@@ -28,7 +24,7 @@ def main(argv=None):
         print(__doc__, file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     verb = VERBS[argv[0]]
-    parser = argparse.ArgumentParser(prog=SCRIPTS[argv[0]], description=verb.__doc__,
+    parser = argparse.ArgumentParser(prog=f"scripts/{argv[0]}.sh", description=verb.__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     verb.add_arguments(parser)
     args = parser.parse_args(argv[1:])

@@ -1,11 +1,13 @@
-"""Load acceptance with the real ApacheBench (tests/load/ab_check.sh, CTest label `load`): starts
-a server binary on a free port of 127.0.0.1, runs ab against one endpoint, and fails unless every
-request completed with a 2xx status and the server exits 0 on SIGTERM.
+#!/usr/bin/python3
+"""Load acceptance with the real ApacheBench (CTest label `load`): starts a server binary on a
+free port of 127.0.0.1, runs ab against one endpoint, and fails unless every request completed
+with a 2xx status and the server exits 0 on SIGTERM. The server is started and watched through
+the harness (scripts/ on the import path).
 
 The thread count of --max-extra-threads is the Threads: line of /proc/PID/status, the kernel's
 own counter: listing /proc/PID/task is a walk, not a snapshot, and when a thread ends and
 another starts during the walk it can list both.
-Example: tests/load/ab_check.sh build/bin/blocking-server /html -k -c 200 -n 20000
+Example: tests/load/ab_check.py build/bin/blocking-server /html -k -c 200 -n 20000
 """
 
 import argparse
@@ -16,7 +18,9 @@ import subprocess
 import sys
 import tempfile
 
-from modelbench.engine import processes, server
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+from modelbench.engine import processes, server  # noqa: E402
 
 THREAD_SAMPLE_INTERVAL_S = 0.005
 
@@ -90,3 +94,10 @@ def run(args, parser):
     if not failures:
         print("ab_check: PASS")
     return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="tests/load/ab_check.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    sys.exit(run(parser.parse_args(), parser))
