@@ -34,7 +34,7 @@ class QuietGate:
 
     IDLE_PCT = 10
     POLLUTED_PCT = 20
-    IDLE_SAMPLE_S = 0.2
+    IDLE_SAMPLE_S = 0.1
 
     log: Callable = print
     idle_wait_s: float = 60.0

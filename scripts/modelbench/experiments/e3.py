@@ -17,6 +17,8 @@ IN_DEFAULT = True
 REQUESTS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
 ROUNDS = {"smoke": 1, "default": 1, "standard": 3, "full": 3}
 SYSTEMS = ("php", "apache-fpm", "node", "blocking", "async")
+# The sizes that also run the post's page, /html at -c 5 (a rate, so three rounds).
+PAGE_SIZES = ("smoke", "standard", "full")
 REAL = ("php", "apache-fpm", "node")
 # appserver.io 1.0.1, the post's other system, needs PHP 5 with pthreads: neither Debian 12 (PHP
 # 8.2) nor its package archive has it.
@@ -43,7 +45,7 @@ def plan(ctx):
         runs = [Run(base(server.key), f"E3 {server.key}: {plain.text()}", KEY, server, plain),
                 Run(base(server.key, True), f"E3 {server.key}: {variable.text()}", KEY, server,
                     variable, warm=False)]
-        if server.system.name != "node":
+        if server.system.name != "node" and ctx.size in PAGE_SIZES:
             runs.append(Run(page_base(server.key), f"E3 {server.key}: {page.text()}", KEY,
                             server, page))
         groups.append(Group(runs))
