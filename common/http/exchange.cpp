@@ -4,6 +4,8 @@
 #include "common/event_log.hpp"
 #include "common/process_usage.hpp"
 
+#include <sys/socket.h>
+
 #include <utility>
 
 namespace mb {
@@ -136,6 +138,14 @@ void Exchange::finished() {
     }
     context_.log.finished(peer_, line, response_ ? response_->status_code() : kClientGoneStatus,
                           response_ ? response_->body().size() : 0);
+}
+
+bool close_lingers(const Exchange& exchange, std::string_view unread, int socket) {
+    if (exchange.client_may_send_more() || !unread.empty()) {
+        return true;
+    }
+    char byte;
+    return ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 }  // namespace mb

@@ -25,11 +25,10 @@
 
 namespace mb {
 
-// Every close the server starts (after a response that ends the connection, a refused request,
-// shutdown) half-closes first and reads, discarding, what the client still sends, for at most
-// this long (Apache's lingering close). Closing a socket with unread input makes the kernel send
-// a reset, and a reset destroys whatever the client has not read yet: responses already sent
-// would be lost.
+// A close the server starts after a response while the client may still send (close_lingers())
+// half-closes first and reads, discarding, what the client still sends, for at most this long
+// (Apache's lingering close). Closing a socket with unread input makes the kernel send a reset,
+// and a reset destroys whatever the client has not read yet: responses already sent would be lost.
 inline constexpr std::chrono::seconds kLingerTime{2};
 
 // The server cannot take the request now: 503 with Retry-After (a full queue, a wait past its
@@ -85,6 +84,11 @@ class Exchange {
     void end_connection();
     // The connection stays open for the next request.
     bool keeps_connection() const { return response_ && response_->keep_alive(); }
+    // The client may send more after this request: it was refused before it was read whole, or
+    // the client meant to keep the connection (the server ends it). Otherwise the client said this
+    // request was its last (HTTP/1.0 without keep-alive, "Connection: close"), which it must not
+    // follow with another (RFC 9112 9.6).
+    bool client_may_send_more() const { return request_ == nullptr || request_->keep_alive(); }
 
     // The response went out, or could not: counted, and written to the access log. Once; the
     // destructor does it when nobody did.
@@ -100,6 +104,13 @@ class Exchange {
     std::optional<Response> response_;
     bool finished_ = false;
 };
+
+// Whether closing socket after exchange's response must linger (kLingerTime) so that no reset
+// follows: when the client may still send, or has sent more already (unread: what the server has
+// received and not parsed; the socket is asked for what it holds). A client that said its request
+// was its last, and kept to it, gets a plain close, which needs neither a wait for its end of the
+// connection nor the system calls of one.
+bool close_lingers(const Exchange& exchange, std::string_view unread, int socket);
 
 // The model's part of an exchange, to model.html(), .json() or .tasks() (shape, delay_ms, then
 // extra), returning what they return: a Response, or an awaitable of one.

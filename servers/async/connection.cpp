@@ -16,10 +16,6 @@ namespace {
 
 using tcp = asio::ip::tcp;
 
-// Read size while waiting for a request, and so what an idle connection keeps allocated; the
-// parser asks for more when a request is larger (ab's are about 100 bytes).
-constexpr std::size_t kFirstRead = 512;
-
 }  // namespace
 
 Connection::Connection(tcp::socket socket, ExchangeContext& exchanges, ModelWork& model_work,
@@ -29,13 +25,11 @@ Connection::Connection(tcp::socket socket, ExchangeContext& exchanges, ModelWork
       exchanges_(exchanges),
       model_work_(model_work),
       http_(http) {
-    error_code ec;
     if (exchanges_.log.logs_access()) {
+        error_code ec;
         const auto remote = stream_.socket().remote_endpoint(ec);
         peer_ = ec ? std::string("-") : remote.address().to_string();
     }
-    // Each response goes out in one gather write; don't let Nagle hold back its last segment.
-    stream_.socket().set_option(tcp::no_delay(true), ec);
 }
 
 awaitable<void> Connection::run() {
@@ -56,8 +50,7 @@ awaitable<void> Connection::run() {
             break;
         }
     }
-    error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    // A close that had to linger has (send()); any other needs no half-close before it.
     stream_.close();
 }
 
@@ -77,7 +70,7 @@ awaitable<bool> Connection::wait_for_request(bool first) {
     if (stopping_) {
         co_return false;
     }
-    if (buffer_.capacity() > kFirstRead) {
+    if (buffer_.capacity() > kFirstReadBytes) {
         buffer_.shrink_to_fit();  // empty here: a large request's buffer is not kept while idle
     }
     idle_ = true;
@@ -86,7 +79,7 @@ awaitable<bool> Connection::wait_for_request(bool first) {
     }
     error_code ec;
     const std::size_t received =
-        co_await stream_.async_read_some(buffer_.prepare(kFirstRead), into(ec));
+        co_await stream_.async_read_some(buffer_.prepare(kFirstReadBytes), into(ec));
     idle_ = false;
     buffer_.commit(received);
     co_return !ec;
@@ -153,7 +146,9 @@ awaitable<bool> Connection::send(Exchange& exchange) {
         co_return false;
     }
     if (!exchange.keeps_connection()) {
-        co_await lingering_close();
+        if (close_lingers(exchange, unread(), stream_.socket().native_handle())) {
+            co_await lingering_close();
+        }
         co_return false;
     }
     co_return true;

@@ -63,7 +63,7 @@ class Connection {
     awaitable<void> refuse(const HttpError& error, const RequestParser& parser);
     // Sends the exchange's response (head and body in one gather write, within --timeout) and
     // records it; false when the connection ends: a write failure, or a response that closes it
-    // (lingering first).
+    // (lingering first where the client may still send).
     awaitable<bool> send(Exchange& exchange);
     // What was received and not parsed yet.
     std::string_view unread() const;

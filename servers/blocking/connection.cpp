@@ -20,9 +20,12 @@ void Connection::run() {
     // the accept; later ones may idle --keepalive-timeout, then have --timeout from their first
     // byte on. One deadline for wait and read: a client that sends its first byte late cannot
     // stretch the thread's hold to twice --timeout. Shutdown ends either wait at once.
+    // The listener accepts a connection once its first bytes are in (TCP_DEFER_ACCEPT): those are
+    // read without a wait, which would only cost a poll() that returns at once. A keep-alive
+    // client's next request has seldom arrived when the response has gone: that one is waited for.
     stream_.expires_after(settings_.http.io_timeout);
     for (bool first = true;; first = false) {
-        if (buffer_.size() == 0) {
+        if (buffer_.size() == 0 && !(first && received_waiting_bytes())) {
             const auto idle_until =
                 first ? stream_.deadline() : Clock::now() + settings_.http.keepalive_timeout;
             if (stream_.wait_readable(idle_until, settings_.stop) != SocketStream::Wait::ready) {
@@ -38,6 +41,12 @@ void Connection::run() {
             return;
         }
     }
+}
+
+bool Connection::received_waiting_bytes() {
+    const std::size_t received = stream_.receive_waiting(buffer_.prepare(kFirstReadBytes));
+    buffer_.commit(received);
+    return received != 0;
 }
 
 bool Connection::read_request(RequestParser& parser) {
@@ -98,7 +107,9 @@ bool Connection::send(Exchange& exchange) {
         return false;
     }
     if (!exchange.keeps_connection()) {
-        stream_.lingering_close();
+        if (close_lingers(exchange, unread(), stream_.native_handle())) {
+            stream_.lingering_close();
+        }
         return false;
     }
     return true;

@@ -96,8 +96,8 @@ void ConnectionThreads::finished(EndedThread ended) {
 void ConnectionThreads::join_finished(std::unique_lock<std::mutex>& lock, bool wait) {
     if (!wait && 2 * live_ <= max_workers_) {
         // Far below the cap, a joined thread that /proc still lists for a moment cannot make it
-        // list more than the cap: join those that have cleared their tid, without asking /proc
-        // (a path lookup there cost more than the rest of the acceptor's work per connection).
+        // list more than the cap: join those that have cleared their tid, without asking the
+        // kernel (a system call for each).
         const auto joined =
             std::remove_if(finished_.begin(), finished_.end(), [this](const EndedThread& ended) {
                 if (!ended.try_join()) {
