@@ -34,12 +34,14 @@ constexpr unsigned kClientGoneStatus = 499;  // nginx's "client closed request"
 
 }  // namespace
 
-Exchange::Exchange(ExchangeContext& context, const Request& request, std::string_view peer)
+Exchange::Exchange(ExchangeContext& context, const RequestParser& parser, std::string_view peer)
     : context_(context),
       peer_(peer),
-      request_(&request),
-      shape_(shape_of(request, context.keepalive_enabled)) {
+      request_(&parser.get()),
+      client_keeps_alive_(parser.keep_alive()),
+      shape_(shape_of(parser.get(), client_keeps_alive_, context.keepalive_enabled)) {
     context_.log.started();
+    const Request& request = *request_;
     RouteResult routed = route_request(request.method(), request.target());
     if (auto* failure = std::get_if<HttpError>(&routed)) {
         response_ = context_.pages.error(shape_, *failure);

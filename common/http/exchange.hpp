@@ -54,10 +54,10 @@ struct ExchangeContext {
 
 class Exchange {
   public:
-    // A request read whole: counted and routed; every page but the model's work is answered here.
-    // A page's request (not /status, not an error) spends the cost model's per-request CPU.
-    // peer and request must outlive the exchange.
-    Exchange(ExchangeContext& context, const Request& request, std::string_view peer);
+    // A request read whole by parser: counted and routed; every page but the model's work is
+    // answered here. A page's request (not /status, not an error) spends the cost model's
+    // per-request CPU. peer and parser must outlive the exchange.
+    Exchange(ExchangeContext& context, const RequestParser& parser, std::string_view peer);
     // A request refused before it was read whole (a parser error, a framing check): its error
     // answer, as its version and method call for once they are known (HEAD: no body), ends the
     // connection. unparsed: what was received and not parsed, for the access log.
@@ -88,7 +88,7 @@ class Exchange {
     // the client meant to keep the connection (the server ends it). Otherwise the client said this
     // request was its last (HTTP/1.0 without keep-alive, "Connection: close"), which it must not
     // follow with another (RFC 9112 9.6).
-    bool client_may_send_more() const { return request_ == nullptr || request_->keep_alive(); }
+    bool client_may_send_more() const { return request_ == nullptr || client_keeps_alive_; }
 
     // The response went out, or could not: counted, and written to the access log. Once; the
     // destructor does it when nobody did.
@@ -98,7 +98,10 @@ class Exchange {
     ExchangeContext& context_;
     std::string_view peer_;
     const Request* request_ = nullptr;  // null for a refusal
-    std::string refused_line_;          // a refusal's access-log line
+    // The request's keep-alive semantics, as the parser found them while it read the Connection
+    // field (the message's keep_alive() would parse that field again).
+    bool client_keeps_alive_ = false;
+    std::string refused_line_;  // a refusal's access-log line
     ResponseShape shape_;
     std::optional<Route> work_;
     std::optional<Response> response_;

@@ -37,7 +37,7 @@ void Connection::run() {
         }
         RequestParser parser;
         apply_request_limits(parser);
-        if (!read_request(parser) || !answer(parser.get())) {
+        if (!read_request(parser) || !answer(parser)) {
             return;
         }
     }
@@ -73,8 +73,8 @@ bool Connection::read_request(RequestParser& parser) {
     return true;
 }
 
-bool Connection::answer(const Request& request) {
-    Exchange exchange(settings_.exchanges, request, peer_);
+bool Connection::answer(const RequestParser& parser) {
+    Exchange exchange(settings_.exchanges, parser, peer_);
     if (const Route* work = exchange.work()) {
         try {
             exchange.respond(dispatch_work(*this, *work, exchange.shape()));

@@ -59,7 +59,7 @@ class Connection {
     // connection ends here: closed, timed out, or refused with an error response.
     bool read_request(RequestParser& parser);
     // Answers a request read whole; false when the connection must close afterwards.
-    bool answer(const Request& request);
+    bool answer(const RequestParser& parser);
     // A request refused (400/413/414/431): answer it, then close.
     void refuse(const HttpError& error, const RequestParser& parser);
     // Sends the exchange's response (head and body in one gather write) and records it; false
