@@ -360,6 +360,20 @@ TEST(BlockingServer, PerRequestConnectsForEveryRequestPersistentKeepsConnections
     }
 }
 
+// A client that said its request was its last (HTTP/1.0 without keep-alive) gets a plain close:
+// its worker is free at once, not after the client's own close, which a lingering close waits
+// for (up to 2 s). The one worker here serves the next client while the first keeps its end open.
+TEST(BlockingServer, AClientThatSaidItsRequestWasItsLastDoesNotHoldItsWorker) {
+    const auto server = start({"--max-workers", "1"});
+    HttpConnection first(server->port(), 5s);
+    EXPECT_EQ(first.request("GET", "/hello", 10).status, 200u);
+    EXPECT_TRUE(first.closed_by_server(1s));
+    HttpConnection second(server->port(), 5s);
+    const HttpReply reply = second.request("GET", "/hello", 10);
+    EXPECT_EQ(reply.status, 200u);
+    EXPECT_LT(reply.elapsed, 1s) << "the first client's worker lingered";
+}
+
 // A client that connects and sends nothing takes no worker: the kernel holds it back until its
 // first byte (TCP_DEFER_ACCEPT), so the one worker here stays free for a client that talks.
 TEST(BlockingServer, ASilentConnectionTakesNoWorker) {
