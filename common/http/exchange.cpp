@@ -4,6 +4,8 @@
 #include "common/event_log.hpp"
 #include "common/process_usage.hpp"
 
+#include <sys/socket.h>
+
 #include <utility>
 
 namespace mb {
@@ -32,12 +34,14 @@ constexpr unsigned kClientGoneStatus = 499;  // nginx's "client closed request"
 
 }  // namespace
 
-Exchange::Exchange(ExchangeContext& context, const Request& request, std::string_view peer)
+Exchange::Exchange(ExchangeContext& context, const RequestParser& parser, std::string_view peer)
     : context_(context),
       peer_(peer),
-      request_(&request),
-      shape_(shape_of(request, context.keepalive_enabled)) {
+      request_(&parser.get()),
+      client_keeps_alive_(parser.keep_alive()),
+      shape_(shape_of(parser.get(), client_keeps_alive_, context.keepalive_enabled)) {
     context_.log.started();
+    const Request& request = *request_;
     RouteResult routed = route_request(request.method(), request.target());
     if (auto* failure = std::get_if<HttpError>(&routed)) {
         response_ = context_.pages.error(shape_, *failure);
@@ -136,6 +140,14 @@ void Exchange::finished() {
     }
     context_.log.finished(peer_, line, response_ ? response_->status_code() : kClientGoneStatus,
                           response_ ? response_->body().size() : 0);
+}
+
+bool close_lingers(const Exchange& exchange, std::string_view unread, int socket) {
+    if (exchange.client_may_send_more() || !unread.empty()) {
+        return true;
+    }
+    char byte;
+    return ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 }  // namespace mb

@@ -25,11 +25,10 @@
 
 namespace mb {
 
-// Every close the server starts (after a response that ends the connection, a refused request,
-// shutdown) half-closes first and reads, discarding, what the client still sends, for at most
-// this long (Apache's lingering close). Closing a socket with unread input makes the kernel send
-// a reset, and a reset destroys whatever the client has not read yet: responses already sent
-// would be lost.
+// A close the server starts after a response while the client may still send (close_lingers())
+// half-closes first and reads, discarding, what the client still sends, for at most this long
+// (Apache's lingering close). Closing a socket with unread input makes the kernel send a reset,
+// and a reset destroys whatever the client has not read yet: responses already sent would be lost.
 inline constexpr std::chrono::seconds kLingerTime{2};
 
 // The server cannot take the request now: 503 with Retry-After (a full queue, a wait past its
@@ -55,10 +54,10 @@ struct ExchangeContext {
 
 class Exchange {
   public:
-    // A request read whole: counted and routed; every page but the model's work is answered here.
-    // A page's request (not /status, not an error) spends the cost model's per-request CPU.
-    // peer and request must outlive the exchange.
-    Exchange(ExchangeContext& context, const Request& request, std::string_view peer);
+    // A request read whole by parser: counted and routed; every page but the model's work is
+    // answered here. A page's request (not /status, not an error) spends the cost model's
+    // per-request CPU. peer and parser must outlive the exchange.
+    Exchange(ExchangeContext& context, const RequestParser& parser, std::string_view peer);
     // A request refused before it was read whole (a parser error, a framing check): its error
     // answer, as its version and method call for once they are known (HEAD: no body), ends the
     // connection. unparsed: what was received and not parsed, for the access log.
@@ -85,6 +84,11 @@ class Exchange {
     void end_connection();
     // The connection stays open for the next request.
     bool keeps_connection() const { return response_ && response_->keep_alive(); }
+    // The client may send more after this request: it was refused before it was read whole, or
+    // the client meant to keep the connection (the server ends it). Otherwise the client said this
+    // request was its last (HTTP/1.0 without keep-alive, "Connection: close"), which it must not
+    // follow with another (RFC 9112 9.6).
+    bool client_may_send_more() const { return request_ == nullptr || client_keeps_alive_; }
 
     // The response went out, or could not: counted, and written to the access log. Once; the
     // destructor does it when nobody did.
@@ -94,12 +98,22 @@ class Exchange {
     ExchangeContext& context_;
     std::string_view peer_;
     const Request* request_ = nullptr;  // null for a refusal
-    std::string refused_line_;          // a refusal's access-log line
+    // The request's keep-alive semantics, as the parser found them while it read the Connection
+    // field (the message's keep_alive() would parse that field again).
+    bool client_keeps_alive_ = false;
+    std::string refused_line_;  // a refusal's access-log line
     ResponseShape shape_;
     std::optional<Route> work_;
     std::optional<Response> response_;
     bool finished_ = false;
 };
+
+// Whether closing socket after exchange's response must linger (kLingerTime) so that no reset
+// follows: when the client may still send, or has sent more already (unread: what the server has
+// received and not parsed; the socket is asked for what it holds). A client that said its request
+// was its last, and kept to it, gets a plain close, which needs neither a wait for its end of the
+// connection nor the system calls of one.
+bool close_lingers(const Exchange& exchange, std::string_view unread, int socket);
 
 // The model's part of an exchange, to model.html(), .json() or .tasks() (shape, delay_ms, then
 // extra), returning what they return: a Response, or an awaitable of one.

@@ -4,6 +4,9 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <string>
 
 namespace mb {
@@ -21,6 +24,79 @@ std::string_view trimmed(std::string_view text) {
     return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
+bool is_hex_digit(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// RFC 3986's unreserved and sub-delims characters, which a reg-name and an IPvFuture may hold.
+bool is_unreserved_or_sub_delim(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("-._~!$&'()*+,;=").find(c) != std::string_view::npos;
+}
+
+// reg-name = *( unreserved / pct-encoded / sub-delims ); an IPv4address is one too.
+bool is_reg_name(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%') {
+            if (i + 2 >= text.size() || !is_hex_digit(text[i + 1]) || !is_hex_digit(text[i + 2])) {
+                return false;
+            }
+            i += 2;
+        } else if (!is_unreserved_or_sub_delim(text[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// What stands between IP-literal's brackets: IPv6address, or IPvFuture = "v" 1*HEXDIG "."
+// 1*( unreserved / sub-delims / ":" ).
+bool is_ip_literal_inside(std::string_view text) {
+    if (!text.empty() && (text[0] == 'v' || text[0] == 'V')) {
+        const auto dot = text.find('.', 1);
+        if (dot == std::string_view::npos || dot == 1 || dot + 1 == text.size()) {
+            return false;
+        }
+        const auto version = text.substr(1, dot - 1);
+        const auto rest = text.substr(dot + 1);
+        return std::all_of(version.begin(), version.end(), is_hex_digit) &&
+               std::all_of(rest.begin(), rest.end(),
+                           [](char c) { return c == ':' || is_unreserved_or_sub_delim(c); });
+    }
+    char address[64];
+    in6_addr parsed{};
+    if (text.size() >= sizeof address) {
+        return false;
+    }
+    text.copy(address, text.size());
+    address[text.size()] = '\0';
+    return ::inet_pton(AF_INET6, address, &parsed) == 1;
+}
+
+// Host = uri-host [ ":" port ] (RFC 9110 7.2), uri-host = IP-literal / IPv4address / reg-name,
+// port = *DIGIT (RFC 3986 3.2).
+bool is_valid_host(std::string_view value) {
+    std::string_view port;
+    if (!value.empty() && value[0] == '[') {
+        const auto close = value.find(']');
+        if (close == std::string_view::npos || !is_ip_literal_inside(value.substr(1, close - 1))) {
+            return false;
+        }
+        const auto after = value.substr(close + 1);
+        if (!after.empty() && after[0] != ':') {
+            return false;
+        }
+        port = after.empty() ? after : after.substr(1);
+    } else {
+        const auto colon = value.find(':');
+        if (!is_reg_name(value.substr(0, colon))) {
+            return false;
+        }
+        port = colon == std::string_view::npos ? std::string_view{} : value.substr(colon + 1);
+    }
+    return std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 HttpError smuggling_risk(std::string message) {
     return {http::status::bad_request, std::move(message)};
 }
@@ -31,6 +107,11 @@ std::optional<HttpError> check_request_header(const RequestParser& parser) {
     const auto& request = parser.get();
     if (request.version() >= 11 && request.count(http::field::host) != 1) {
         return HttpError{http::status::bad_request, "an HTTP/1.1 request needs one Host header"};
+    }
+    const auto [first_host, end_host] = request.equal_range(http::field::host);
+    if (std::any_of(first_host, end_host,
+                    [](const auto& host) { return !is_valid_host(host.value()); })) {
+        return HttpError{http::status::bad_request, "a Host header that is not host[:port]"};
     }
     if (request.count(http::field::transfer_encoding) == 0) {
         return std::nullopt;

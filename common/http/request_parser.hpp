@@ -24,7 +24,8 @@ inline void apply_request_limits(RequestParser& parser) {
 }
 
 // What RFC 9112 demands of a request's header and Beast 1.74 does not check, judged once the
-// header is in and before any body byte is read: HTTP/1.1 needs exactly one Host (3.2); a
+// header is in and before any body byte is read: HTTP/1.1 needs exactly one Host (3.2), and a
+// Host's value must be a uri-host[:port] (3.2, RFC 9110 7.2), in any version; a
 // Transfer-Encoding is refused in HTTP/1.0, beside a Content-Length, when its final coding is not
 // chunked or when chunked appears twice (6.1, 6.3). Beast would read such a body by another
 // framing than the one a proxy in front may use: request smuggling. The error is a 400 and the

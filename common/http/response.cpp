@@ -18,8 +18,8 @@ void append_number(std::string& out, std::size_t value) {
 
 }  // namespace
 
-ResponseShape shape_of(const Request& request, bool keepalive_enabled) {
-    return ResponseShape{request.version(), keepalive_enabled && request.keep_alive(),
+ResponseShape shape_of(const Request& request, bool client_keeps_alive, bool keepalive_enabled) {
+    return ResponseShape{request.version(), keepalive_enabled && client_keeps_alive,
                          request.method() == http::verb::head};
 }
 

@@ -32,9 +32,10 @@ struct ResponseShape {
     bool head = false;
 };
 
-// keep_alive follows HTTP/1.1 (on unless "Connection: close") and HTTP/1.0 (only with
-// "Connection: keep-alive"), and is off when the server was started with --keepalive off.
-ResponseShape shape_of(const Request& request, bool keepalive_enabled);
+// keep_alive is client_keeps_alive, the request's own semantics (HTTP/1.1: on unless
+// "Connection: close"; HTTP/1.0: only with "Connection: keep-alive"), and off when the server was
+// started with --keepalive off.
+ResponseShape shape_of(const Request& request, bool client_keeps_alive, bool keepalive_enabled);
 
 // The RFC 7231 date of the current second, formatted once per second per thread.
 std::string_view http_date_now();

@@ -25,6 +25,9 @@ inline constexpr std::size_t kMaxReadBufferBytes = kMaxHeaderBytes + 4 * 1024;
 // A trailer is parsed only once it is whole in the buffer, and Beast's fields throw for a value
 // of 64 KiB or more: the cap keeps every trailer field below that.
 static_assert(kMaxReadBufferBytes < 65'535);
+// The first read of a request, and so what an idle connection's buffer holds; the parser asks for
+// more when a request is larger (ab's are about 100 bytes).
+inline constexpr std::size_t kFirstReadBytes = 512;
 inline constexpr unsigned kMaxDelayMs = 10000;    // ?delay_ms= of /html, /json, /tasks
 inline constexpr unsigned kMaxFactorialN = 1000;  // ?n= of /factorial
 inline constexpr unsigned kDefaultTaskDelayMs = 2000;

@@ -1,7 +1,7 @@
 // One client connection, served as a coroutine on the event loop: wait for a request (the first
 // within --timeout, later ones within --keepalive-timeout), read it with the contract's limits,
-// answer it, repeat while the connection is kept alive. Every wait is an Asio operation with a
-// tcp_stream deadline, so a slow or silent client costs a few hundred bytes, never a thread.
+// answer it, repeat while the connection is kept alive. Every wait is an Asio operation under the
+// connection's deadline, so a slow or silent client costs a few hundred bytes, never a thread.
 #pragma once
 
 #include "common/config.hpp"
@@ -11,8 +11,8 @@
 #include "servers/async/model_work.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 
 #include <chrono>
 #include <memory>
@@ -38,6 +38,33 @@ class Connection {
     bool idle() const { return idle_; }
 
   private:
+    using Clock = std::chrono::steady_clock;
+
+    // The connection's one deadline for what it waits for (a request, the write of a response, a
+    // linger), as a beast::tcp_stream's expiry is, whole-request: once it passes the socket is
+    // closed, so the pending operation fails. Setting it is a store. Its timer is armed at most
+    // once per shortest timeout and armed again when it fired early; a tcp_stream arms and cancels
+    // a timer for every read and write (two timer-queue insertions, removals and handlers per
+    // keep-alive request). A deadline set after another is never earlier than the armed expiry
+    // but for a linger's, which arms the timer anew.
+    class Deadline {
+      public:
+        // shortest: the shortest timeout that expires_after() is given, but kLingerTime's.
+        Deadline(asio::ip::tcp::socket& socket, Clock::duration shortest);
+        ~Deadline();
+        Deadline(const Deadline&) = delete;
+        Deadline& operator=(const Deadline&) = delete;
+
+        void expires_after(Clock::duration timeout);
+        void expires_never();
+
+      private:
+        struct State;
+        static void arm(const std::shared_ptr<State>& state);
+
+        std::shared_ptr<State> state_;  // shared with the pending wait's handler
+    };
+
     // Tells the model's work when the client leaves while its request is being served.
     class DepartureWatch {
       public:
@@ -58,12 +85,12 @@ class Connection {
     // connection ends here: closed, timed out, or refused with an error response.
     awaitable<bool> read_request(RequestParser& parser);
     // Answers a request read whole; true when the connection stays open for the next.
-    awaitable<bool> answer(const Request& request);
+    awaitable<bool> answer(const RequestParser& parser);
     // A request refused (400/413/414/431): answer it, then close.
     awaitable<void> refuse(const HttpError& error, const RequestParser& parser);
     // Sends the exchange's response (head and body in one gather write, within --timeout) and
     // records it; false when the connection ends: a write failure, or a response that closes it
-    // (lingering first).
+    // (lingering first where the client may still send).
     awaitable<bool> send(Exchange& exchange);
     // What was received and not parsed yet.
     std::string_view unread() const;
@@ -71,7 +98,8 @@ class Connection {
     // the close sends no reset that would destroy responses the client has not read yet.
     awaitable<void> lingering_close();
 
-    boost::beast::tcp_stream stream_;
+    asio::ip::tcp::socket socket_;
+    Deadline deadline_;
     boost::beast::flat_buffer buffer_;
     std::string head_;  // the response head being sent; its capacity serves every response
     std::string peer_;  // the client address, formatted only for the access log

@@ -42,6 +42,9 @@ Listener::Listener(asio::io_context& io, const tcp::endpoint& endpoint, bool reu
       model_work_(model_work) {
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    // Each response goes out in one gather write: Nagle would only hold back its last segment.
+    // Set once here: Linux gives every accepted socket the listening socket's TCP_NODELAY.
+    acceptor_.set_option(tcp::no_delay(true));
     if (reuse_port) {
         const int on = 1;
         if (::setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) !=

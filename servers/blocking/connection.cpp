@@ -20,9 +20,12 @@ void Connection::run() {
     // the accept; later ones may idle --keepalive-timeout, then have --timeout from their first
     // byte on. One deadline for wait and read: a client that sends its first byte late cannot
     // stretch the thread's hold to twice --timeout. Shutdown ends either wait at once.
+    // The listener accepts a connection once its first bytes are in (TCP_DEFER_ACCEPT): those are
+    // read without a wait, which would only cost a poll() that returns at once. A keep-alive
+    // client's next request has seldom arrived when the response has gone: that one is waited for.
     stream_.expires_after(settings_.http.io_timeout);
     for (bool first = true;; first = false) {
-        if (buffer_.size() == 0) {
+        if (buffer_.size() == 0 && !(first && received_waiting_bytes())) {
             const auto idle_until =
                 first ? stream_.deadline() : Clock::now() + settings_.http.keepalive_timeout;
             if (stream_.wait_readable(idle_until, settings_.stop) != SocketStream::Wait::ready) {
@@ -34,10 +37,16 @@ void Connection::run() {
         }
         RequestParser parser;
         apply_request_limits(parser);
-        if (!read_request(parser) || !answer(parser.get())) {
+        if (!read_request(parser) || !answer(parser)) {
             return;
         }
     }
+}
+
+bool Connection::received_waiting_bytes() {
+    const std::size_t received = stream_.receive_waiting(buffer_.prepare(kFirstReadBytes));
+    buffer_.commit(received);
+    return received != 0;
 }
 
 bool Connection::read_request(RequestParser& parser) {
@@ -64,8 +73,8 @@ bool Connection::read_request(RequestParser& parser) {
     return true;
 }
 
-bool Connection::answer(const Request& request) {
-    Exchange exchange(settings_.exchanges, request, peer_);
+bool Connection::answer(const RequestParser& parser) {
+    Exchange exchange(settings_.exchanges, parser, peer_);
     if (const Route* work = exchange.work()) {
         try {
             exchange.respond(dispatch_work(*this, *work, exchange.shape()));
@@ -98,7 +107,9 @@ bool Connection::send(Exchange& exchange) {
         return false;
     }
     if (!exchange.keeps_connection()) {
-        stream_.lingering_close();
+        if (close_lingers(exchange, unread(), stream_.native_handle())) {
+            stream_.lingering_close();
+        }
         return false;
     }
     return true;

@@ -52,15 +52,19 @@ class Connection {
   private:
     using Clock = std::chrono::steady_clock;
 
+    // What the client has sent already, into the buffer, without waiting; false when nothing was
+    // there.
+    bool received_waiting_bytes();
     // Reads the header, checks it, sends 100 Continue when asked, reads the body. False when the
     // connection ends here: closed, timed out, or refused with an error response.
     bool read_request(RequestParser& parser);
     // Answers a request read whole; false when the connection must close afterwards.
-    bool answer(const Request& request);
+    bool answer(const RequestParser& parser);
     // A request refused (400/413/414/431): answer it, then close.
     void refuse(const HttpError& error, const RequestParser& parser);
     // Sends the exchange's response (head and body in one gather write) and records it; false
-    // when the connection ends: a write failure, or a response that closes it (lingering first).
+    // when the connection ends: a write failure, or a response that closes it (lingering first
+    // where the client may still send).
     bool send(Exchange& exchange);
     // What was received and not parsed yet.
     std::string_view unread() const;

@@ -8,10 +8,11 @@ namespace mb::blocking {
 struct ConnectionThreads::Job {
     ConnectionThreads* owner;
     std::function<void()> work;
+    void* stack;  // from stacks_; null: one of glibc's
 };
 
 ConnectionThreads::ConnectionThreads(unsigned max_workers, std::size_t stack_bytes)
-    : max_workers_(max_workers), starter_(stack_bytes) {}
+    : max_workers_(max_workers), starter_(stack_bytes), stacks_(stack_bytes) {}
 
 ConnectionThreads::~ConnectionThreads() {
     std::unique_lock lock(mutex_);
@@ -51,7 +52,7 @@ bool ConnectionThreads::all_busy() const {
 }
 
 bool ConnectionThreads::start(std::function<void()> work) {
-    auto job = std::make_unique<Job>(Job{this, std::move(work)});
+    auto job = std::make_unique<Job>(Job{this, std::move(work), stacks_.take()});
     {
         std::lock_guard lock(mutex_);
         ++live_;
@@ -59,9 +60,13 @@ bool ConnectionThreads::start(std::function<void()> work) {
         peak_ = std::max(peak_, live_);
     }
     pthread_t thread;
-    const int rc = starter_.start(thread, &thread_main, job.get(), "answering 503");
+    const int rc = starter_.start(thread, &thread_main, job.get(), "answering 503", job->stack,
+                                  stacks_.bytes());
     std::lock_guard lock(mutex_);
     if (rc != 0) {
+        if (job->stack != nullptr) {
+            stacks_.give_back(job->stack);
+        }
         --live_;
         --serving_;
         ++start_failures_;
@@ -75,7 +80,9 @@ bool ConnectionThreads::start(std::function<void()> work) {
 void* ConnectionThreads::thread_main(void* raw_job) {
     const std::unique_ptr<Job> job(static_cast<Job*>(raw_job));
     run_logging_failure(job->work);
-    job->owner->finished(EndedThread::current());
+    EndedThread ended = EndedThread::current();
+    ended.stack = job->stack;
+    job->owner->finished(ended);
     return nullptr;
 }
 
@@ -89,11 +96,16 @@ void ConnectionThreads::finished(EndedThread ended) {
 void ConnectionThreads::join_finished(std::unique_lock<std::mutex>& lock, bool wait) {
     if (!wait && 2 * live_ <= max_workers_) {
         // Far below the cap, a joined thread that /proc still lists for a moment cannot make it
-        // list more than the cap: join those that have cleared their tid, without asking /proc
-        // (a path lookup there cost more than the rest of the acceptor's work per connection).
+        // list more than the cap: join those that have cleared their tid, without asking the
+        // kernel (a system call for each).
         const auto joined =
-            std::remove_if(finished_.begin(), finished_.end(),
-                           [](const EndedThread& ended) { return ended.try_join(); });
+            std::remove_if(finished_.begin(), finished_.end(), [this](const EndedThread& ended) {
+                if (!ended.try_join()) {
+                    return false;
+                }
+                give_back_stack(ended);
+                return true;
+            });
         live_ -= static_cast<std::size_t>(finished_.end() - joined);
         finished_.erase(joined, finished_.end());
         return;
@@ -109,7 +121,16 @@ void ConnectionThreads::join_finished(std::unique_lock<std::mutex>& lock, bool w
         finished_.erase(gone, finished_.end());
     }
     const std::size_t joined = join_unlocked(lock, ending);  // relocked: live_ may have moved
+    for (const EndedThread& ended : ending) {
+        give_back_stack(ended);
+    }
     live_ -= joined;
+}
+
+void ConnectionThreads::give_back_stack(const EndedThread& joined) {
+    if (joined.stack != nullptr) {
+        stacks_.give_back(joined.stack);
+    }
 }
 
 std::size_t ConnectionThreads::join_all(std::chrono::steady_clock::time_point deadline) {

@@ -1,5 +1,6 @@
 // The per-connection lifecycle, the model's default: a new thread for every accepted connection,
-// which ends with it, at most max_workers alive at once.
+// which ends with it, at most max_workers alive at once. The threads' stacks outlive them
+// (StackPool): a new thread runs on the stack of one that ended and was joined.
 //
 // The acceptor calls wait_for_slot() before each accept(), so at the cap it stops accepting and
 // further clients wait in the kernel's listen queue, as with Apache's MaxRequestWorkers. A thread
@@ -43,9 +44,11 @@ class ConnectionThreads final : public ThreadLifecycle {
     // gone; without, only those already gone (below half the cap: those already joinable), so
     // it never waits. Called with lock held; unlocks while waiting.
     void join_finished(std::unique_lock<std::mutex>& lock, bool wait);
+    void give_back_stack(const EndedThread& joined);
 
     const unsigned max_workers_;
     ThreadStarter starter_;
+    StackPool stacks_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::size_t live_ = 0;     // threads holding a slot

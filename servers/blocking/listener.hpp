@@ -12,7 +12,7 @@
 namespace mb::blocking {
 
 struct AcceptedConnection {
-    int fd = -1;       // non-blocking, TCP_NODELAY; the caller owns it
+    int fd = -1;       // non-blocking, TCP_NODELAY (the listener's); the caller owns it
     std::string peer;  // client IP address, for the access log; empty unless asked for
 };
 

@@ -23,9 +23,10 @@ struct BlockingOptions {
     // A worker's deepest call chain (Beast parser, libmysqlclient connect and query, rendering)
     // touches at most about 24 KiB of stack (28 KiB under AddressSanitizer; measured over every
     // endpoint and error path), so 256 KiB leaves a wide margin. glibc's
-    // 8 MiB default would reserve 80 GiB of address space at 10000 workers, and glibc caches
-    // only 40 MiB of freed thread stacks for reuse: 5 stacks of 8 MiB, but 160 of 256 KiB, so a
-    // new connection's thread mostly reuses a stack instead of mapping a fresh one.
+    // 8 MiB default would reserve 80 GiB of address space at 10000 workers, and the stacks of
+    // ended threads are kept for reuse only up to 40 MiB (glibc's cache, and StackPool's): 5
+    // stacks of 8 MiB, but 160 of 256 KiB, so a new connection's thread mostly reuses a stack
+    // instead of mapping a fresh one.
     unsigned worker_stack_kib = 256;
     unsigned concurrency = 1;  // --standalone only: threads sharing the iterations
 

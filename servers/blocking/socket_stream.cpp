@@ -86,6 +86,14 @@ std::size_t SocketStream::send(const iovec* iov, std::size_t count, boost::beast
     return n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
+std::size_t SocketStream::receive_waiting(boost::asio::mutable_buffer buffer) {
+    ssize_t n;
+    do {
+        n = ::recv(fd_, buffer.data(), buffer.size(), 0);
+    } while (n < 0 && errno == EINTR);
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
 SocketStream::Wait SocketStream::wait_readable(Clock::time_point deadline, const StopSignal& stop) {
     for (;;) {
         pollfd entries[2] = {{fd_, POLLIN, 0}, {stop.fd(), POLLIN, 0}};

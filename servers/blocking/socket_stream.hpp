@@ -31,6 +31,8 @@ class SocketStream {
 
     using Clock = std::chrono::steady_clock;
 
+    int native_handle() const { return fd_; }
+
     // Reads and writes from now on fail with net::error::timed_out once timeout has passed.
     void expires_after(std::chrono::milliseconds timeout);
     Clock::time_point deadline() const { return deadline_; }
@@ -77,13 +79,17 @@ class SocketStream {
         return value_or_throw(write_some(buffers, ec), ec);
     }
 
+    // What the peer has sent already, into buffer, without waiting: the bytes received, 0 when
+    // nothing is there yet, or on end of stream or an error (which the next read reports).
+    std::size_t receive_waiting(boost::asio::mutable_buffer buffer);
+
     enum class Wait { ready, timed_out, stopped };
     // Waits until the peer sends something (or closes), until deadline at most; returns stopped at
     // once when stop is raised, so idle connections close promptly on shutdown.
     Wait wait_readable(Clock::time_point deadline, const StopSignal& stop);
 
     // Half-closes and discards what the peer still sends, for at most kLingerTime, so that the
-    // close that follows sends no reset (common/exchange.hpp).
+    // close that follows sends no reset (common/http/exchange.hpp).
     void lingering_close();
 
   private:

@@ -15,6 +15,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace mb::blocking {
 namespace {
@@ -200,6 +201,33 @@ TEST(ConnectionThreads, EveryConnectionGetsANewThread) {
     expect_stopped(threads);
     EXPECT_EQ(threads.stats().started, 5u);
     EXPECT_EQ(ids.size(), 5u) << "a thread served two connections";
+}
+
+// A connection's thread runs on the stack of one that ended and was joined, not on a new mapping,
+// and the stack keeps the size asked for.
+TEST(ConnectionThreads, ANewThreadRunsOnTheStackOfAThreadThatEnded) {
+    const int baseline = threads_before_test();
+    ConnectionThreads threads(2, kStackBytes);
+    std::vector<void*> stacks;
+    for (int i = 0; i < 3; ++i) {
+        std::promise<void*> stack;
+        hand(threads, [&stack] {
+            pthread_attr_t attributes;
+            void* address = nullptr;
+            std::size_t bytes = 0;
+            pthread_getattr_np(pthread_self(), &attributes);
+            pthread_attr_getstack(&attributes, &address, &bytes);
+            pthread_attr_destroy(&attributes);
+            EXPECT_GE(bytes, kStackBytes);
+            stack.set_value(address);
+        });
+        stacks.push_back(stack.get_future().get());
+        // Gone from the kernel, so that the next wait_for_slot() joins it and frees its stack.
+        EXPECT_TRUE(eventually([&] { return process_threads() == baseline; }));
+    }
+    expect_stopped(threads);
+    EXPECT_EQ(stacks[1], stacks[0]);
+    EXPECT_EQ(stacks[2], stacks[0]);
 }
 
 // Both lifecycles give their threads the stack size they were asked for.
