@@ -11,6 +11,7 @@
 #   tools   the load and test clients (ab, siege, wrk, curl), gnuplot for the plots, /proc tools
 #   stress  slowhttptest (scripts/stress.sh)
 #   test    pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
+#   profile valgrind's callgrind and perf (scripts/profile.sh)
 #   php     the real Apache+PHP (prefork, mod_php, mysqli)
 #   apache  Apache alone, for Apache with PHP-FPM
 #   fpm     PHP-FPM 8.2, for the pages behind nginx or Apache (fpm-server, apache-fpm-server)
@@ -28,14 +29,15 @@ declare -A group=(
     [db]="mariadb-server mariadb-client"
     [tools]="apache2-utils siege wrk curl gnuplot-nox procps iproute2"
     [stress]="slowhttptest"
-    [test]="python3-pytest clang libclang-rt-14-dev clang-format valgrind"
+    [test]="python3-pytest clang libclang-rt-14-dev clang-format"
+    [profile]="valgrind linux-perf"
     [php]="apache2 libapache2-mod-php php-mysql"
     [apache]="apache2"
     [fpm]="php8.2-fpm php-mysql"
     [nginx]="nginx-light"
     [node]=""
 )
-order=(base build db tools stress test php apache fpm nginx node)
+order=(base build db tools stress test profile php apache fpm nginx node)
 
 list_only=0
 if [ "${1:-}" = --packages ]; then list_only=1; shift; fi

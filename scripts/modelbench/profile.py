@@ -1,5 +1,7 @@
 """profile: one model under valgrind's callgrind, whose instruction counts repeat from run to
-run on a busy machine where timings do not. The server answers one warm-up request per endpoint
+run on a busy machine where timings do not; or, with --syscalls, any system's system calls per
+request, counted by `perf stat` on its process tree's syscall tracepoints during the run
+(counting slows the server: that run's CPU is not a measurement). The server answers one warm-up request per endpoint
 (and ab -n 100 on the measured one), the counters are zeroed, ab runs, the server stops; then
 the instructions per request and the functions that spent the most (exclusive), per request.
 Examples: scripts/profile.sh async --endpoint /hello -k -n 20000;
@@ -14,10 +16,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 from modelbench import prepare, systems
 from modelbench.checkout import Checkout
-from modelbench.engine import server
+from modelbench.engine import processes, server
 from modelbench.engine.measure import tail
 
 # Under callgrind a server starts and answers about 50 times slower.
@@ -69,7 +72,8 @@ def program_total(dump):
     return int(match.group(1).replace(",", "")) if match else None
 
 
-def profile(checkout, args, flags, work):
+def profile(checkout, args, work):
+    flags = args.flags
     out = os.path.abspath(args.out) if args.out else os.path.join(work, "callgrind.out")
     server_command = systems.get(args.model).command(checkout, flags)
     print(f"== callgrind: {' '.join(server_command)}", flush=True)
@@ -128,9 +132,59 @@ def profile(checkout, args, flags, work):
         print(f"== callgrind output: {args.out}")
 
 
+# The system calls counted one by one (every one is counted in raw_syscalls:sys_enter), and those
+# whose failures (EAGAIN: nothing there yet) are counted apart.
+SYSCALLS = ("accept", "accept4", "recvfrom", "recvmsg", "read", "sendmsg", "sendto", "writev",
+            "write", "poll", "epoll_wait", "epoll_ctl", "setsockopt", "shutdown", "close",
+            "ioctl", "fcntl", "clone3", "exit", "mmap", "munmap", "mprotect", "madvise", "futex",
+            "tgkill", "access", "timerfd_settime", "openat")
+FAILING = ("recvfrom", "recvmsg", "accept", "accept4")
+
+
+def syscalls(checkout, args, work):
+    """The system calls per request of the system under ab, from perf stat."""
+    target = server.start(args.model, systems.get(args.model).command(checkout, args.flags),
+                          os.path.join(work, "server"))
+    keepalive = ["-k"] if args.keepalive else []
+    ab = ["ab", "-q", "-r", *keepalive, "-c", str(args.concurrency), "-n", str(args.requests),
+          target.url(args.endpoint)]
+    out = os.path.join(work, "perf.csv")
+    try:
+        subprocess.run(ab, capture_output=True, timeout=600)  # the warm-up
+        events = [e for name in SYSCALLS for e in ("-e", f"syscalls:sys_enter_{name}")]
+        events += [e for name in FAILING for e in ("-e", f"syscalls:sys_exit_{name}",
+                                                   "--filter", "ret < 0")]
+        events += ["-e", "raw_syscalls:sys_enter", "-e", "context-switches", "-e", "page-faults"]
+        pids = ",".join(str(pid) for pid, _ in processes.tree(target.pid))
+        counter = subprocess.Popen(["perf", "stat", "-x", ",", "-o", out, *events, "-p", pids],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # perf attaches to every thread
+        report = subprocess.run(ab, capture_output=True, text=True, timeout=600).stdout
+        counter.send_signal(signal.SIGINT)
+        counter.wait()
+    finally:
+        target.stop()
+    complete = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
+    if not complete or not os.path.exists(out):
+        raise ProfileError("ab or perf stat failed (are the syscalls tracepoints there?)")
+    requests = int(complete.group(1))
+    rows = []
+    for line in open(out):
+        parts = line.strip().split(",")
+        if len(parts) > 2 and re.fullmatch(r"[\d.]+", parts[0]) and float(parts[0]) > 0:
+            name = parts[2].replace("syscalls:", "").replace("raw_syscalls:sys_enter",
+                                                             "all system calls")
+            rows.append((float(parts[0]) / requests,
+                         name + (" (failed)" if "sys_exit_" in name else "")))
+    print(f"== per request, over {requests} requests: {' '.join(ab[1:])}")
+    print("\n".join(f"{value:8.3f}  {name}" for value, name in sorted(rows, reverse=True)))
+
+
 def add_arguments(parser):
-    parser.add_argument("model", choices=[s.name for s in systems.ALL if s.status],
-                        help="the model to profile")
+    parser.add_argument("model", choices=systems.names(),
+                        help="the system to profile (callgrind: a C++ model only)")
+    parser.add_argument("--syscalls", action="store_true",
+                        help="count the system calls per request (perf stat) instead")
     parser.add_argument("--endpoint", default="/html", help="the path ab requests (default /html)")
     parser.add_argument("-c", dest="concurrency", type=int, default=20,
                         help="ab's concurrency (default 20)")
@@ -150,14 +204,18 @@ def run(args, parser):
         parser.error("-c, -n and --top take a positive number")
     if args.concurrency > args.requests:
         parser.error(f"-c {args.concurrency} is more than -n {args.requests}")
-    for tool in ("valgrind", "callgrind_control", "callgrind_annotate", "ab"):
+    if not args.syscalls and not systems.get(args.model).status:
+        parser.error(f"callgrind profiles a C++ model, not {args.model} (--syscalls counts any)")
+    tools = ("perf", "ab") if args.syscalls else ("valgrind", "callgrind_control",
+                                                   "callgrind_annotate", "ab")
+    for tool in tools:
         if shutil.which(tool) is None:
-            parser.error(f"{tool} not found (apt-get install valgrind apache2-utils)")
+            parser.error(f"{tool} not found (apt-get install linux-perf valgrind apache2-utils)")
     checkout = Checkout.from_environment()
     try:
-        prepare.ready(checkout, systems.get(args.model).needs)
+        prepare.ready(checkout, (*systems.get(args.model).needs, "profile"))
         with tempfile.TemporaryDirectory(prefix="profile.") as work:
-            profile(checkout, args, args.flags, work)
+            (syscalls if args.syscalls else profile)(checkout, args, work)
     except (ProfileError, prepare.PrepareError) as error:
         print(f"profile.sh: {error}", file=sys.stderr)
         return 1
