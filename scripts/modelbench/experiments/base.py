@@ -16,12 +16,13 @@ An experiment is a module with, in one shape:
 modelbench.experiments lists them.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from modelbench import systems
-from modelbench.report.tables import fmt
-from modelbench.report.verdicts import NOT_MEASURED, Side
+from modelbench.report.runtable import table_notes
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import NOT_MEASURED, Side, Spread
 from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
@@ -47,7 +48,6 @@ class Context:
     client: str = "ab"
     posts_counts: bool = False
     calibration: Optional[Callable] = None
-    extra_servers: list = field(default_factory=list)
 
     def has(self, name):
         return name in self.systems
@@ -92,8 +92,25 @@ class Context:
         return out
 
 
-def rounds(size, default_rounds=None):
-    return (default_rounds or ROUNDS)[size]
+def rounds(size):
+    return ROUNDS[size]
+
+
+def ratio(a, b):
+    """a ÷ b; None when a is missing or b is missing or 0."""
+    return a / b if a is not None and b else None
+
+
+def cpu_ratio(results, numerator, denominator):
+    """The Spread of numerator's server CPU per request over denominator's, round by round."""
+    a, b = (dict(zip(results.rounds(x), results.per_request_ms_values(x, "server")))
+            for x in (numerator, denominator))
+    return Spread.of([a[r] / b[r] for r in a if b.get(r)])
+
+
+def nothing(results, *_):
+    """What an experiment has none of (plots, claims, model-against-real rows): []."""
+    return []
 
 
 def first_records(results):
@@ -114,6 +131,11 @@ def anchor(record):
         return None, None, False
     return system, system.name if system.real else system.stands_for, \
         record.get("variant") == "cluster"
+
+
+def keys_with(results, *base_of):
+    """The server keys, in table order, with a run of any of base_of(key)."""
+    return [k for k in server_order(results) if any(results.has(b(k)) for b in base_of)]
 
 
 def server_order(results):
@@ -151,6 +173,13 @@ def style(results, key):
     dash = 1 if system is not None and system.real else \
         3 if records.get(key, {}).get("calibrated") else 2
     return color, dash
+
+
+def run_table(results, heading, bases, rows, labels=None):
+    """A table of load runs under its heading, a column per base, and the notes under it."""
+    labels = labels or [results.label(results.record(b)["server"]) for b in bases]
+    return ([f"### {heading}", "", table(["value"] + labels, rows)] + table_notes(results, bases)
+            + [""])
 
 
 def not_runnable(results, base):
