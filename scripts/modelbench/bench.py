@@ -26,7 +26,7 @@ from modelbench.engine.engine import Engine
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.engine.processes import CORES
 from modelbench.engine.recorder import Recorder
-from modelbench.experiments.base import Context
+from modelbench.experiments.base import Context, cpu_ratio
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import Spread
@@ -135,24 +135,17 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
             ceilings.append(Group([Run(ceiling_base(name, k), f"{name} K={k}: {n} iterations",
                                        "bench", server, Load("standalone", n=n),
                                        flags=("--concurrency", str(k), *flags), warm=False)]))
+    # (tool, endpoint, c, keep-alive) of every server's runs: ab, ab -k on /hello, wrk.
+    loads = ([("ab", e, c, False) for e in ENDPOINTS for c in CONCURRENCIES] +
+             [("ab", "/hello", c, True) for c in CONCURRENCIES] +
+             [("wrk", e, c, False) for e in WRK_PATHS for c in CONCURRENCIES])
     servers = []
     for name, (system, cluster, flags, _) in SERVERS.items():
         server = ctx.server(system, cluster=cluster, own_flags=flags, key=name)
-        runs = []
-        for endpoint in ENDPOINTS:
-            for c in CONCURRENCIES:
-                runs.append(Run(cell_base(name, endpoint, c), f"{name} {endpoint} ab -c {c}",
-                                "bench", server, Load("ab", endpoint, c, seconds=seconds)))
-        for c in CONCURRENCIES:
-            runs.append(Run(cell_base(name, "/hello", c, keepalive=True),
-                            f"{name} /hello ab -k -c {c}", "bench", server,
-                            Load("ab", "/hello", c, seconds=seconds, keepalive=True)))
-        for endpoint in WRK_PATHS:
-            for c in CONCURRENCIES:
-                runs.append(Run(cell_base(name, endpoint, c, "wrk"),
-                                f"{name} {endpoint} wrk -c {c}", "bench", server,
-                                Load("wrk", endpoint, c, seconds=seconds)))
-        servers.append(Group(runs))
+        servers.append(Group([Run(cell_base(name, e, c, tool, k),
+                                  f"{name} {e} {tool}{' -k' if k else ''} -c {c}", "bench",
+                                  server, Load(tool, e, c, seconds=seconds, keepalive=k))
+                              for tool, e, c, k in loads]))
     memory = [Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench",
                          ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
                                     key=f"{name}-memory"),
@@ -182,10 +175,6 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
 # The report
 
 
-def per_request(results, base, who):
-    return results.per_request_ms(base, who)
-
-
 def summaries(results):
     """One row per measured base: its medians and the ratios the targets are about."""
     rows = {}
@@ -202,7 +191,7 @@ def summaries(results):
                     "iterations_per_s", "rss_mib", "threads", "fds"):
             row[key] = results.figure(base, key)
         for who in ("server", "db", "client"):
-            row[f"{who}_cpu_ms_per_req"] = per_request(results, base, who)
+            row[f"{who}_cpu_ms_per_req"] = results.per_request_ms(base, who)
         rows[base] = row
     for base, row in rows.items():
         if row["tool"] == "standalone":
@@ -229,10 +218,9 @@ def summaries(results):
     return rows
 
 
-def verdict(holds, measured):
-    if measured is None:
-        return "not measured"
-    return "held" if holds else "**missed**"
+def verdict(measured, holds):
+    """'held' when holds(measured), 'not measured' when measured is None."""
+    return "not measured" if measured is None else "held" if holds(measured) else "**missed**"
 
 
 def targets(rows):
@@ -246,30 +234,29 @@ def targets(rows):
                     f"{LABELS[SERVERS[server][3]]} K={k}",
                     "–" if ratio is None else f"{row['requests_per_s']:,.0f} / "
                     f"{row['ceiling_requests_per_s']:,.0f} req/s = {ratio:.0%}",
-                    verdict(ratio is not None and ratio >= minimum, ratio)))
+                    verdict(ratio, lambda v: v >= minimum)))
     for server, (_, _, _, ceiling) in SERVERS.items():
-        worst = max(((rows.get(cell_base(server, "/html", c), {}).get("server_cpu_over_db"), c)
-                     for c in CONCURRENCIES), key=lambda v: -1 if v[0] is None else v[0])
+        worst, at = max(((rows.get(cell_base(server, "/html", c), {}).get("server_cpu_over_db"),
+                          c) for c in CONCURRENCIES), key=lambda v: -1 if v[0] is None else v[0])
         floor = rows.get(ceiling_base(ceiling, 1), {}).get("server_cpu_over_db")
-        measured = "–" if worst[0] is None else f"at most {worst[0]:.0%} (at -c {worst[1]})"
+        measured = "–" if worst is None else f"at most {worst:.0%} (at -c {at})"
         if floor is not None:
             measured += f"; its standalone loop alone, K=1: {floor:.0%}"
         out.append((f"server CPU per /html request ≤ {MAX_SERVER_OVER_DB:.0%} of mariadbd's: "
                     f"{LABELS[server]}", measured,
-                    verdict(worst[0] is not None and worst[0] <= MAX_SERVER_OVER_DB, worst[0])))
+                    verdict(worst, lambda v: v <= MAX_SERVER_OVER_DB)))
     for server in SERVERS:
         row = rows.get(cell_base(server, "/hello", 200, keepalive=True), {})
         value = row.get("server_cpu_over_client")
         out.append((f"/hello ab -k -c 200: {LABELS[server]} uses less CPU than ab",
                     "–" if value is None else f"server {row['server_cpu_ms_per_req'] * 1000:.2f} "
                     f"µs, ab {row['client_cpu_ms_per_req'] * 1000:.2f} µs per request "
-                    f"({value:.2f}×)", verdict(value is not None and value < 1, value)))
+                    f"({value:.2f}×)", verdict(value, lambda v: v < 1)))
     for server, limit in MAX_RSS_MIB.items():
         rss = rows.get(f"bench-memory-{server}", {}).get("rss_mib")
         held = "1000 idle keep-alive connections" if server == "async" else "150 live workers"
         out.append((f"RSS of {LABELS[server]} with {held} ≤ {limit} MiB",
-                    "–" if rss is None else f"{rss:.1f} MiB",
-                    verdict(rss is not None and rss <= limit, rss)))
+                    "–" if rss is None else f"{rss:.1f} MiB", verdict(rss, lambda v: v <= limit)))
     for server, (_, _, _, ceiling) in SERVERS.items():
         row = rows.get(cell_base(server, "/html", 1), {})
         floor = rows.get(ceiling_base(ceiling, 1), {})
@@ -280,7 +267,7 @@ def targets(rows):
         out.append((f"/html ab -c 1: {LABELS[server]} within {MAX_EXTRA_LATENCY_MS} ms of the "
                     "standalone iteration", "–" if extra is None else
                     f"{row['mean_ms']:.3f} ms vs {floor_ms:.3f} ms (+{extra:.3f} ms)",
-                    verdict(extra is not None and extra <= MAX_EXTRA_LATENCY_MS, extra)))
+                    verdict(extra, lambda v: v <= MAX_EXTRA_LATENCY_MS)))
     return out
 
 
@@ -295,25 +282,20 @@ def cost_rows(results):
     floors = [[f"floor: {key}", fmt(us(key, "floor"), 1)] for key in COST_FLOORS
               if results.has(cost_base(key, "floor"))]
 
-    def per_round(numerator, denominator, case):
-        a = dict(zip(results.rounds(cost_base(numerator, case)),
-                     results.per_request_ms_values(cost_base(numerator, case), "server")))
-        b = dict(zip(results.rounds(cost_base(denominator, case)),
-                     results.per_request_ms_values(cost_base(denominator, case), "server")))
-        return Spread.of([a[r] / b[r] for r in a if b.get(r)])
+    def over_floor(key, floor):
+        """What key's /html adds over floor's floor, in ms per request, over the rounds."""
+        return Spread.of([h - f for h, f in zip(
+            results.per_request_ms_values(cost_base(key, "html"), "server"),
+            results.per_request_ms_values(cost_base(floor, "floor"), "server"))])
 
     target_rows = []
     for name, numerator, denominator, case, bound in COST_RATIOS:
-        ratio = per_round(numerator, denominator, case)
+        ratio = cpu_ratio(results, cost_base(numerator, case), cost_base(denominator, case))
         target_rows.append([name, "–" if ratio is None else ratio.text(2, prefix="×"),
-                            verdict(ratio is not None and ratio.median <= bound, ratio)])
-    apache_added = Spread.of([h - f for h, f in zip(
-        results.per_request_ms_values(cost_base("apache", "html"), "server"),
-        results.per_request_ms_values(cost_base("apache", "floor"), "server"))])
+                            verdict(ratio, lambda v: v.median <= bound)])
+    apache_added = over_floor("apache", "apache")
     for key, floor in COST_FLOOR_OF.items():
-        added = Spread.of([h - f for h, f in zip(
-            results.per_request_ms_values(cost_base(key, "html"), "server"),
-            results.per_request_ms_values(cost_base(floor, "floor"), "server"))])
+        added = over_floor(key, floor)
         measured = None if added is None or apache_added is None else \
             1000 * (added.median - apache_added.median)
         target_rows.append([f"/html -c 20: {key} adds over its floor no more than Apache+PHP "
@@ -321,19 +303,16 @@ def cost_rows(results):
                             "–" if measured is None else
                             f"+{1000 * added.median:.0f} µs against +"
                             f"{1000 * apache_added.median:.0f} µs ({measured:+.0f} µs)",
-                            verdict(measured is not None and measured <= 0, measured)])
+                            verdict(measured, lambda v: v <= 0)])
     return table_rows, floors, target_rows
 
 
 def render(rows, settings, failures, results):
-    def ms(value, digits=4):
-        return fmt(value, digits)
-
     def ratio(value):
         return "–" if value is None else f"{value:.2f}"
 
     ceilings = [[LABELS[r["server"]], r["base"].rsplit("-k", 1)[1], fmt(r["requests_per_s"]),
-                 ms(r["server_cpu_ms_per_req"], 3), ms(r["db_cpu_ms_per_req"], 3),
+                 fmt(r["server_cpu_ms_per_req"], 3), fmt(r["db_cpu_ms_per_req"], 3),
                  ratio(r.get("server_cpu_over_db")), fmt(r["other_cpu_pct"], 0)]
                 for r in rows.values() if r["tool"] == "standalone"]
     order = list(SERVERS)
@@ -344,8 +323,8 @@ def render(rows, settings, failures, results):
                 f"{r['tool']} {'-k ' if r['keepalive'] and r['tool'] == 'ab' else ''}"
                 f"-c {r['concurrency']}", fmt(r["requests_per_s"]),
                 fmt(r.get("ceiling_requests_per_s")), ratio(r.get("ratio_to_ceiling")),
-                fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), ms(r["server_cpu_ms_per_req"]),
-                ms(r["db_cpu_ms_per_req"]), ms(r["client_cpu_ms_per_req"]),
+                fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), fmt(r["server_cpu_ms_per_req"], 4),
+                fmt(r["db_cpu_ms_per_req"], 4), fmt(r["client_cpu_ms_per_req"], 4),
                 ratio(r.get("server_cpu_over_db")), ratio(r.get("server_cpu_over_client")),
                 fmt(r["other_cpu_pct"], 0)] for r in loads]
     memory = [[LABELS[r["server"]], f"{r['concurrency']} connections after GET {r['endpoint']}",

@@ -5,12 +5,12 @@ measured: the posts measured servers that had been running. The post (four cores
 PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, figures,
-                                         machine_split, ms, not_runnable, rounds, server_order,
-                                         style)
+from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, figures, keys_with,
+                                         machine_split, ms, not_runnable, ratio, rounds,
+                                         run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
-from modelbench.report.runtable import load_rows, pair_derived_row, pair_row, table_notes
+from modelbench.report.runtable import load_rows, pair_derived_row, pair_row
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (NOT_MEASURED, NOT_REPRODUCED, Claim, Side, all_of,
                                         at_least, at_most, judged, needs, ratio_side,
@@ -66,8 +66,7 @@ def calibrated_plan(ctx, servers):
 
 
 def keys(results):
-    return [k for k in server_order(results)
-            if any(results.has(base(k, c)) for c in CONCURRENCIES)]
+    return keys_with(results, *[lambda k, c=c: base(k, c) for c in CONCURRENCIES])
 
 
 def section(results):
@@ -76,10 +75,8 @@ def section(results):
         bases = [base(k, c) for k in keys(results) if results.has(base(k, c))]
         if not bases:
             continue
-        parts += [f"### {client_text(results.record(bases[0]))}", "",
-                  table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
-                        load_rows(results, bases))]
-        parts += table_notes(results, bases) + [""]
+        parts += run_table(results, client_text(results.record(bases[0])), bases,
+                           load_rows(results, bases))
     if not parts:
         return ""
     document = next((results.figure(base(k, 20), "document_bytes") for k in keys(results)
@@ -152,8 +149,7 @@ def cores_claim(r):
 def flat_claim(r, real, model, name):
     def side(server):
         low, high = base(server, 20), base(server, 200)
-        rate = r.paired([high, low], "requests_per_s", lambda a, b: a / b if b else None)
-        growth = r.paired([high, low], "mean_ms", lambda a, b: a / b if b else None)
+        rate, growth = (r.paired([high, low], key, ratio) for key in ("requests_per_s", "mean_ms"))
         if rate is None or growth is None:
             return needs(low, high)
         evidence = (f"{fmt(r.figure(low, 'requests_per_s'))} → "
@@ -190,8 +186,8 @@ def flat_claim(r, real, model, name):
 
 def cluster_claim(r):
     def side(single, cluster):
-        gains = {c: r.paired([base(cluster, c), base(single, c)], "requests_per_s",
-                             lambda a, b: a / b if b else None) for c in (20, 200)}
+        gains = {c: r.paired([base(cluster, c), base(single, c)], "requests_per_s", ratio)
+                 for c in (20, 200)}
         measured = {c: g for c, g in gains.items() if g is not None}
         if not measured:
             return needs(base(single, 20), base(cluster, 20))
@@ -223,15 +219,15 @@ def faster_claims(r):
     def side(blocking_like, async_like, threshold):
         b, a = base(blocking_like, 20), base(async_like, 20)
 
-        def describe(ratio):
+        def describe(spread):
             return (f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, {async_like} "
                     f"{fmt(r.figure(a, 'requests_per_s'))} req/s "
-                    f"({spread_text(ratio, prefix='×')})")
+                    f"({spread_text(spread, prefix='×')})")
 
         def cause():
             return (f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
                     f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
-        return ratio_side(r, b, a, "requests_per_s", lambda ratio: at_least(ratio, threshold),
+        return ratio_side(r, b, a, "requests_per_s", lambda spread: at_least(spread, threshold),
                           describe, cause)
 
     return [
@@ -250,12 +246,12 @@ def driver_claim(r):
     """mysql-native against mysql under ab, the real side only."""
     native, mysql = base("node-native", 20), base("node", 20)
 
-    def describe(ratio):
+    def describe(spread):
         return (f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
                 f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
-                f"({spread_text(ratio, prefix='×')})")
+                f"({spread_text(spread, prefix='×')})")
     real = not_runnable(r, native) or ratio_side(
-        r, native, mysql, "requests_per_s", lambda ratio: at_most(ratio, 1.0), describe,
+        r, native, mysql, "requests_per_s", lambda spread: at_most(spread, 1.0), describe,
         lambda: f"mysql-native: {cpu_per_request(r, native)}; mysql: {cpu_per_request(r, mysql)}.")
     return Claim("E1b mysql-native",
                  "Under ab, Node.js with mysql-native is slower still than with mysql (E1b)",
@@ -307,8 +303,7 @@ def pair_rows(results, model, real):
                          "requests_per_s")
 
     def shape(server, low, high):
-        return results.per_round([base(server, high), base(server, low)], "requests_per_s",
-                                 lambda a, b: a / b if b else None)
+        return results.per_round([base(server, high), base(server, low)], "requests_per_s", ratio)
     for low, high in zip(CONCURRENCIES, CONCURRENCIES[1:]):
         rows += pair_derived_row(results, f"shape: requests/s -c {high} ÷ -c {low}",
                                  shape(model, low, high), shape(real, low, high), 2)
