@@ -175,11 +175,12 @@ def style(results, key):
     return color, dash
 
 
-def run_table(results, heading, bases, rows, labels=None):
-    """A table of load runs under its heading, a column per base, and the notes under it."""
+def run_table(results, heading, bases, rows, labels=None, intro=""):
+    """A table of load runs under its heading (and an intro), a column per base, and the notes
+    under it."""
     labels = labels or [results.label(results.record(b)["server"]) for b in bases]
-    return ([f"### {heading}", "", table(["value"] + labels, rows)] + table_notes(results, bases)
-            + [""])
+    return ([f"### {heading}", ""] + ([intro, ""] if intro else []) +
+            [table(["value"] + labels, rows)] + table_notes(results, bases) + [""])
 
 
 def not_runnable(results, base):
