@@ -6,9 +6,9 @@ reference and counts every other length as "Failed requests (Length)"; the post 
 1000. Its verdict does not depend on noise: one round by default."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import SIDES, figures, server_order
-from modelbench.report.runtable import load_rows, table_notes
-from modelbench.report.tables import fmt, table
+from modelbench.experiments.base import SIDES, figures, nothing, run_table, server_order
+from modelbench.report.runtable import load_rows
+from modelbench.report.tables import fmt
 from modelbench.report.verdicts import Claim, all_of, at_least, at_most, judged, needs, spread_text
 
 KEY = "E3"
@@ -59,14 +59,15 @@ def page_section(results):
     found = [page_base(k) for k in server_order(results) if results.has(page_base(k))]
     if not found:
         return []
-    extra = [["the post (its CMS page, 7724 bytes)"] +
-             ["43.0 req/s" if results.record(b)["server"] == "apache-fpm" else ""
-              for b in found] + ["30.6 req/s"]]
+    post = [["the post (its CMS page, 7724 bytes)"] +
+            ["43.0 req/s" if results.record(b)["server"] == "apache-fpm" else "" for b in found]
+            + ["30.6 req/s"]]
     rows = [row + [APPSERVER if i == 0 else ""] for i, row in
-            enumerate(load_rows(results, found))] + extra
-    return [f"### `ab -r -n {results.record(found[0]).get('requests')} -c 5` against `/html`", "",
-            table(["value"] + [results.label(results.record(b)["server"]) for b in found] +
-                  ["appserver.io 1.0.1"], rows)] + table_notes(results, found) + [""]
+            enumerate(load_rows(results, found))] + post
+    return run_table(results, f"`ab -r -n {results.record(found[0]).get('requests')} -c 5` "
+                     "against `/html`", found, rows,
+                     [results.label(results.record(b)["server"]) for b in found] +
+                     ["appserver.io 1.0.1"])
 
 
 def section(results):
@@ -88,10 +89,9 @@ def section(results):
         "takes the first response's length as the reference and counts every other length as "
         "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.",
         "",
-        f"### `ab -r -n {first.get('requests')} -c 5` against `/factorial`, without and with "
-        "`-l`", "",
-        table(["value"] + labels, load_rows(results, found, extra)),
-    ] + table_notes(results, found) + [""] + page_section(results))
+    ] + run_table(results, f"`ab -r -n {first.get('requests')} -c 5` against `/factorial`, "
+                  "without and with `-l`", found, load_rows(results, found, extra), labels)
+        + page_section(results))
 
 
 def claims(r):
@@ -124,10 +124,6 @@ def claims(r):
                   side(REAL), side(SIDES["model"]))]
 
 
-def plots(results):
-    return []
-
-
 def headline(results):
     return {**figures(results, [(f"E3 {results.record(b)['server']} Length failures", b)
                                 for b in bases(results) if not b.endswith("-l")],
@@ -136,5 +132,4 @@ def headline(results):
                                 for k in server_order(results)], "requests_per_s", 1)}
 
 
-def pair_rows(results, model, real):
-    return []
+plots = pair_rows = nothing
