@@ -16,15 +16,16 @@ cause of every miss.
 
 import json
 import os
+from dataclasses import replace
 
 from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
-from modelbench.experiments.base import CLUSTERS, SIDES, cpu_per_request, machine_split
+from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, cpu_ratio,
+                                         machine_split, nothing, ratio)
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Claim, Spread,
-                                        median, within)
+from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, within
 
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
@@ -38,8 +39,7 @@ def lacks(results, model, real):
     concurrency both were measured."""
     out = {}
     for c in e1b.CONCURRENCIES:
-        r = results.per_request_ms(e1b.base(real, c), "server")
-        m = results.per_request_ms(e1b.base(model, c), "server")
+        r, m = (results.per_request_ms(e1b.base(x, c), "server") for x in (real, model))
         if r is not None and m is not None:
             out[c] = r - m
     return out
@@ -131,13 +131,9 @@ def claims(results):
     if not calibrated(results):
         return []
     swapped = calibrated_results(results)
-    out = []
-    for claim in e1a.claims(swapped) + e1b.claims(swapped):
-        if "mysql-native" in claim.key:  # of the real systems only
-            continue
-        out.append(Claim(f"{claim.key} (calibrated)", claim.claim, claim.criterion,
-                         claim.real, claim.model))
-    return out
+    return [replace(claim, key=f"{claim.key} (calibrated)")
+            for claim in e1a.claims(swapped) + e1b.claims(swapped)
+            if "mysql-native" not in claim.key]  # of the real systems only
 
 
 def match(results, model, real, c, key):
@@ -145,12 +141,9 @@ def match(results, model, real, c, key):
     request."""
     m, r = e1b.base(f"{model}-cal", c), e1b.base(real, c)
     if key:
-        return (results.figure(m, key), results.figure(r, key),
-                results.paired([m, r], key, lambda a, b: a / b if b else None))
-    model_ms = dict(zip(results.rounds(m), results.per_request_ms_values(m, "server")))
-    real_ms = dict(zip(results.rounds(r), results.per_request_ms_values(r, "server")))
+        return results.figure(m, key), results.figure(r, key), results.paired([m, r], key, ratio)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
-            Spread.of([model_ms[k] / real_ms[k] for k in model_ms if real_ms.get(k)]))
+            cpu_ratio(results, m, r))
 
 
 TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
@@ -159,16 +152,15 @@ TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
 def targets(results):
     """[(target, measured, verdict, cause)] of every calibrated model at every concurrency."""
     rows = []
-    pairs = [(m, r) for m, r in zip(SIDES["model"], SIDES["real"])]
-    pairs.append((CLUSTERS["model"][1], CLUSTERS["real"][1]))
-    for model, real in pairs:
+    for model, real in [*zip(SIDES["model"], SIDES["real"]),
+                        (CLUSTERS["model"][1], CLUSTERS["real"][1])]:
         if not any(results.has(e1b.base(f"{model}-cal", c)) for c in e1b.CONCURRENCIES):
             continue
         for what, key, digits in (("requests/s", "requests_per_s", 1),
                                   ("server CPU per request (ms)", None, 3)):
             for c in e1b.CONCURRENCIES:
-                m, r, ratio = match(results, model, real, c, key)
-                verdict = within(ratio, MATCH_LOW, MATCH_HIGH)
+                m, r, spread = match(results, model, real, c, key)
+                verdict = within(spread, MATCH_LOW, MATCH_HIGH)
                 cause = ""
                 if verdict in (NOT_REPRODUCED, INCONCLUSIVE):
                     mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
@@ -177,7 +169,7 @@ def targets(results):
                              f"{cpu_per_request(results, rb)}, {machine_split(results, rb)}")
                 rows.append((f"{model} calibrated within ±25 % of {real}: {what}, -c {c}",
                              f"{fmt(m, digits)} vs {fmt(r, digits)}: "
-                             f"{'–' if ratio is None else ratio.text(2, prefix='×')}",
+                             f"{'–' if spread is None else spread.text(2, prefix='×')}",
                              TARGET_WORDS.get(verdict, verdict), cause))
     return rows
 
@@ -213,15 +205,10 @@ def section(results):
     ])
 
 
-def plots(results):
-    return []
-
-
 def headline(results):
     return {f"calibration {model} cost (µs)": {"median": choice["cost_us"]}
             for model, choice in read(results.directory).items()}
 
 
-def pair_rows(results, model, real):
-    return []
+plots = pair_rows = nothing
 
