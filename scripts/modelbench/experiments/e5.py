@@ -19,7 +19,7 @@ import re
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import rounds
+from modelbench.experiments.base import nothing, ratio, rounds
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.tables import fmt, ratio_cell, table
 from modelbench.report.verdicts import Spread, median
@@ -55,19 +55,15 @@ def plan(ctx):
     """A group per server and cost, its concurrencies one after the other on the server started
     with that cost."""
     size = SIZES[ctx.size]
+    loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in size["concurrencies"]]
     groups = []
     for key, system, cluster, own in SERVERS:
-        if not ctx.has(system):
-            continue
-        server = ctx.server(system, cluster=cluster, own_flags=own, key=key)
-        for u in size["costs_us"]:
-            runs = []
-            for c in size["concurrencies"]:
-                load = Load("ab", "/html", c, seconds=size["seconds"])
-                runs.append(Run(base(key, c, u), f"E5 {key} --cpu-per-request-us {u}: "
-                                f"{load.text()}", KEY, server, load,
-                                flags=("--cpu-per-request-us", str(u))))
-            groups.append(Group(runs))
+        if ctx.has(system):
+            server = ctx.server(system, cluster=cluster, own_flags=own, key=key)
+            groups += [Group([Run(base(key, load.c, u), f"E5 {key} --cpu-per-request-us {u}: "
+                                  f"{load.text()}", KEY, server, load,
+                                  flags=("--cpu-per-request-us", str(u))) for load in loads])
+                       for u in size["costs_us"]]
     return [Part(groups, rounds(ctx.size))] if groups else []
 
 
@@ -106,10 +102,6 @@ def crossing(costs, ratios):
     return None
 
 
-def ratio(a, b):
-    return a / b if a is not None and b else None
-
-
 def ratios(results, c, costs, other, round_=None):
     """The blocking model's requests/s over other's at each cost: the median over the rounds of
     the ratio within a round, or that round's alone."""
@@ -129,19 +121,18 @@ def crossovers(results):
         for name, (_, _, other, _) in CROSSOVERS.items():
             found = ratios(results, c, costs, other)
             if any(r is not None for r in found):
-                u = crossing(costs, found)
-                out[(name, c)] = None if u is None else u / 1000
+                out[(name, c)] = in_ms(crossing(costs, found))
     return out
+
+
+def in_ms(u):
+    return None if u is None else u / 1000
 
 
 def round_crossovers(results, c, costs, other):
     """The crossover of every round on its own (in ms; None: not within the sweep)."""
-    rounds = sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})
-    out = []
-    for r in rounds:
-        u = crossing(costs, ratios(results, c, costs, other, r))
-        out.append(None if u is None else u / 1000)
-    return out
+    rounds_ = sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})
+    return [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in rounds_]
 
 
 def crossover_name(key):
@@ -169,8 +160,7 @@ def crossover_text(results, c, costs, name, top_ms):
         text += (" (the ratio falls below ×1 again at "
                  f"{', '.join(f'{u / 1000:g}' for u in back)} ms)")
     if len(per_round) > 1:
-        measured = [v for v in per_round if v is not None]
-        spread = Spread.of(measured)
+        spread = Spread.of(per_round)
         text += (f"; rounds on their own: {', '.join(cost_text(v) for v in per_round)}"
                  + (f" (range {spread.low:.3f}–{spread.high:.3f} ms)"
                     if spread and spread.count > 1 else ""))
@@ -178,43 +168,29 @@ def crossover_text(results, c, costs, name, top_ms):
 
 
 def rate_rows(results, c, costs):
-    rows = []
-    for u in costs:
-        cells = [f"{u / 1000:g}"]
-        for key in LINES:
-            cells.append(fmt(results.figure(base(key, c, u), "requests_per_s")))
-        for other in ("async", "async-cluster"):
-            pair = [base("blocking", c, u), base(other, c, u)]
-            spread = results.paired(pair, "requests_per_s", ratio)
-            cells.append(ratio_cell(spread))
-        cells.append(fmt(results.figure(base("async", c, u), "server_cpu_pct_core"), 0,
-                         suffix=" %"))
-        rows.append(cells)
-    return rows
-
-
-def nearest(costs, value_us):
-    return min(costs, key=lambda u: abs(u - value_us)) if value_us is not None else None
+    return [[f"{u / 1000:g}"] +
+            [fmt(results.figure(base(key, c, u), "requests_per_s")) for key in LINES] +
+            [ratio_cell(results.paired([base("blocking", c, u), base(other, c, u)],
+                                       "requests_per_s", ratio))
+             for other in ("async", "async-cluster")] +
+            [fmt(results.figure(base("async", c, u), "server_cpu_pct_core"), 0, suffix=" %")]
+            for u in costs]
 
 
 def prefork_rows(results, c, costs):
     """What a thread per connection costs against prefork's reused threads: at cost 0 and at
     the measured cost nearest the point where the blocking model overtakes the single loop."""
-    chosen = [costs[0]]
-    overtake = nearest(costs, crossing(costs, ratios(results, c, costs, "async")))
-    if overtake is not None and overtake not in chosen:
-        chosen.append(overtake)
+    overtake = crossing(costs, ratios(results, c, costs, "async"))
+    nearest = None if overtake is None else min(costs, key=lambda u: abs(u - overtake))
     rows = []
-    for u in chosen:
+    for u in [costs[0]] + ([nearest] if nearest not in (None, costs[0]) else []):
         fresh, prefork = base("blocking", c, u), base("blocking-prefork", c, u)
-        gain = results.paired([prefork, fresh], "requests_per_s", ratio)
-        fresh_ms = results.per_request_ms(fresh, "server")
-        prefork_ms = results.per_request_ms(prefork, "server")
+        fresh_ms, prefork_ms = (results.per_request_ms(b, "server") for b in (fresh, prefork))
         difference = (None if fresh_ms is None or prefork_ms is None
                       else 1000 * (fresh_ms - prefork_ms))
         rows.append([f"-c {c}, {u / 1000:g} ms", fmt(results.figure(fresh, "requests_per_s")),
                      fmt(results.figure(prefork, "requests_per_s")),
-                     ratio_cell(gain),
+                     ratio_cell(results.paired([prefork, fresh], "requests_per_s", ratio)),
                      fmt(fresh_ms, 3), fmt(prefork_ms, 3), fmt(difference, 0, suffix=" µs"),
                      fmt(results.figure(fresh, "server_peak_threads"), 0),
                      fmt(results.figure(prefork, "server_peak_threads"), 0)])
@@ -311,10 +287,6 @@ def plots(results):
                  layout=(1, len(panels)), size=(620 * len(panels), 560))]
 
 
-def claims(results):
-    return []
-
-
 def headline(results):
     """Each crossover's cost in ms (None: not within the sweep)."""
     return {f"E5 {crossover_name(key)} (ms)": {"median": None if value is None else
@@ -322,5 +294,4 @@ def headline(results):
             for key, value in crossovers(results).items()}
 
 
-def pair_rows(results, model, real):
-    return []
+claims = pair_rows = nothing
