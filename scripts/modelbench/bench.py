@@ -43,9 +43,9 @@ SERVERS = {
     "async": ("async", False, (), "ceiling-async-loop"),
     "async-cluster": ("async", True, (), "ceiling-async-loop"),
 }
-CEILINGS = {"ceiling-per-connect": ("blocking", ("--db-connection", "per-request")),
-            "ceiling-persistent": ("blocking", ("--db-connection", "persistent")),
-            "ceiling-async-loop": ("async", ())}
+# ceiling: (system, flags), the standalone loop of each single-worker server's model and mode.
+CEILINGS = {ceiling: (system, flags) for system, cluster, flags, ceiling in SERVERS.values()
+            if not cluster}
 LABELS = {"blocking-per-request": "blocking, per-request", "blocking-persistent":
           "blocking, persistent", "async": "async, 1 worker", "async-cluster":
           "async, 1 worker per core", "ceiling-per-connect":
@@ -187,11 +187,11 @@ def summaries(results):
                "concurrency": record.get("concurrency"),
                "keepalive": int(base.endswith("-k") or record.get("tool") == "wrk"),
                "runs": len(results.rounds(base))}
-        for key in ("requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
-                    "iterations_per_s", "rss_mib", "threads", "fds"):
-            row[key] = results.figure(base, key)
-        for who in ("server", "db", "client"):
-            row[f"{who}_cpu_ms_per_req"] = results.per_request_ms(base, who)
+        row.update({key: results.figure(base, key) for key in (
+            "requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
+            "iterations_per_s", "rss_mib", "threads", "fds")})
+        row.update({f"{who}_cpu_ms_per_req": results.per_request_ms(base, who)
+                    for who in ("server", "db", "client")})
         rows[base] = row
     for base, row in rows.items():
         if row["tool"] == "standalone":
