@@ -271,14 +271,16 @@ def targets(rows):
     return out
 
 
-def cost_rows(results):
-    """The cost table (µs per request, medians over the rounds) and the targets' rows."""
+def cost_section(results):
+    """The cost tables (µs per request, medians over the rounds) and their targets."""
     def us(key, case):
         value = results.per_request_ms(cost_base(key, case), "server")
         return None if value is None else 1000 * value
 
     table_rows = [[key] + [fmt(us(key, case), 1) for case in COST_CASES] for key, *_ in
                   COST_SERVERS if any(results.has(cost_base(key, c)) for c in COST_CASES)]
+    if not table_rows:
+        return []
     floors = [[f"floor: {key}", fmt(us(key, "floor"), 1)] for key in COST_FLOORS
               if results.has(cost_base(key, "floor"))]
 
@@ -304,7 +306,16 @@ def cost_rows(results):
                             f"+{1000 * added.median:.0f} µs against +"
                             f"{1000 * apache_added.median:.0f} µs ({measured:+.0f} µs)",
                             verdict(measured, lambda v: v <= 0)])
-    return table_rows, floors, target_rows
+    return ["## Server CPU per request against nginx and Apache+PHP", "",
+            "Server CPU (its process tree, /proc) per request in µs, medians over the rounds: "
+            "`ab -c 200` on /hello (a new connection each), `ab -k -c 100` (keep-alive, below "
+            "the blocking server's 150 threads), `ab -c 20` on /html; the floors are the same "
+            "/html work without HTTP, per iteration (docs/cost-measurement.md).", "",
+            table(["system"] + list(COST_CASES), table_rows), "",
+            table(["floor", "µs per iteration"], floors), "",
+            "Targets: a ratio of two systems' CPU per request taken within each round, "
+            "[lowest–highest] over the rounds; held on the median.", "",
+            table(["target", "measured", "verdict"], target_rows), ""]
 
 
 def render(rows, settings, failures, results):
@@ -362,22 +373,6 @@ def render(rows, settings, failures, results):
     if failures:
         lines += [f"## Failed runs ({failures}): see steps.tsv", ""]
     return "\n".join(lines)
-
-
-def cost_section(results):
-    table_rows, floors, target_rows = cost_rows(results)
-    if not table_rows:
-        return []
-    return ["## Server CPU per request against nginx and Apache+PHP", "",
-            "Server CPU (its process tree, /proc) per request in µs, medians over the rounds: "
-            "`ab -c 200` on /hello (a new connection each), `ab -k -c 100` (keep-alive, below "
-            "the blocking server's 150 threads), `ab -c 20` on /html; the floors are the same "
-            "/html work without HTTP, per iteration (docs/cost-measurement.md).", "",
-            table(["system"] + list(COST_CASES), table_rows), "",
-            table(["floor", "µs per iteration"], floors), "",
-            "Targets: a ratio of two systems' CPU per request taken within each round, "
-            "[lowest–highest] over the rounds; held on the median.", "",
-            table(["target", "measured", "verdict"], target_rows), ""]
 
 
 def write_report(directory, settings):

@@ -186,16 +186,15 @@ class Engine:
     def _check_stop(self, target, run_id):
         """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its tree
         behind, fails the run it ended with."""
-        code = target.stop()
+        code, process = target.stop(), target.process
         if code is None:
-            self.fail(run_id, "the server ignored SIGTERM and was killed",
-                      target.process.stderr_path)
+            self.fail(run_id, "the server ignored SIGTERM and was killed", process.stderr_path)
         elif code != 0:
             self.fail(run_id, f"the server exited with status {code} on SIGTERM",
-                      target.process.stderr_path)
-        if target.process.left_behind:
+                      process.stderr_path)
+        if process.left_behind:
             self.fail(run_id, "the server left processes of its tree behind, killed: "
-                      + ", ".join(target.process.left_behind), target.process.stderr_path)
+                      + ", ".join(process.left_behind), process.stderr_path)
 
     @staticmethod
     def _stop_all(up):
@@ -243,10 +242,13 @@ class Engine:
         self.remeasured += count > 1
         return record
 
-    def _failed(self, run, round_, cause):
+    def _failed(self, run, round_, cause, meta=None):
+        """The record of a run that could not be measured: before its first attempt, or (meta)
+        in an attempt, whose failure counts even for an optional run."""
         run_id = f"{run.base}-r{round_}"
-        record = self.recorder.failed(run_id, self.meta(run, round_, 1, ()), run.load, cause)
-        self.fail(run_id, cause, optional=run.optional)
+        record = self.recorder.failed(run_id, meta or self.meta(run, round_, 1, ()), run.load,
+                                      cause)
+        self.fail(run_id, cause, optional=run.optional and meta is None)
         return record
 
     def _measured(self, run, round_, attempt, target, flags):
@@ -276,7 +278,10 @@ class Engine:
                             f"{warm.slices[-1].processes}" if target.local else "")
                          + ("" if warm.steady else " (not steady)"))
                 if not warm.rate:
-                    return self._failed_attempt(run_id, meta, load, target)
+                    return self._failed(run, round_, f"GET {load.path} of {target.base_url} "
+                                        "answered nothing during the warm-up" +
+                                        (f" (server log {target.process.stderr_path})"
+                                         if target.local else ""), meta)
                 warmup.settle(target)
             requests, time_limit = None, None
             if load.tool == "ab" and load.seconds:
@@ -288,13 +293,6 @@ class Engine:
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
                       run.optional)
-        return record
-
-    def _failed_attempt(self, run_id, meta, load, target):
-        cause = (f"GET {load.path} of {target.base_url} answered nothing during the warm-up" +
-                 (f" (server log {target.process.stderr_path})" if target.local else ""))
-        record = self.recorder.failed(run_id, meta, load, cause)
-        self.fail(run_id, cause)
         return record
 
     def _earlier_rate(self, run, round_):

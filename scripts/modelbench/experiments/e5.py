@@ -135,15 +135,6 @@ def round_crossovers(results, c, costs, other):
     return [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in rounds_]
 
 
-def crossover_name(key):
-    name, c = key
-    return f"{CROSSOVERS[name][0]}, -c {c}"
-
-
-def cost_text(ms):
-    return "not within the sweep" if ms is None else f"{ms:.3f} ms"
-
-
 def crossover_text(results, c, costs, name, top_ms):
     other = CROSSOVERS[name][2]
     found = ratios(results, c, costs, other)
@@ -161,7 +152,8 @@ def crossover_text(results, c, costs, name, top_ms):
                  f"{', '.join(f'{u / 1000:g}' for u in back)} ms)")
     if len(per_round) > 1:
         spread = Spread.of(per_round)
-        text += (f"; rounds on their own: {', '.join(cost_text(v) for v in per_round)}"
+        each = ("not within the sweep" if v is None else f"{v:.3f} ms" for v in per_round)
+        text += (f"; rounds on their own: {', '.join(each)}"
                  + (f" (range {spread.low:.3f}–{spread.high:.3f} ms)"
                     if spread and spread.count > 1 else ""))
     return text
@@ -289,9 +281,9 @@ def plots(results):
 
 def headline(results):
     """Each crossover's cost in ms (None: not within the sweep)."""
-    return {f"E5 {crossover_name(key)} (ms)": {"median": None if value is None else
-                                               round(value, 3)}
-            for key, value in crossovers(results).items()}
+    return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"median": None if value is None else
+                                                       round(value, 3)}
+            for (name, c), value in crossovers(results).items()}
 
 
 claims = pair_rows = nothing
