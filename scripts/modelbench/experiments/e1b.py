@@ -166,9 +166,8 @@ def flat_claim(r, real, model, name):
                 parts.append(
                     f"requests/s {direction} ×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; "
                     f"at -c 200 {machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
-                    f"{cpu_per_request(r, high)} at -c 200; "
-                    f"{fmt(r.figure(high, 'failed'), 0)} failed, longest "
-                    f"{ms(r.figure(high, 'max_ms'), 0)}, "
+                    f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
+                    f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
                     f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
                     f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200")
             if verdict_latency == NOT_REPRODUCED:

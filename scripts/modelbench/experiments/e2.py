@@ -135,14 +135,13 @@ def nginx_section(results):
     out = run_table(
         results, "As the post ran it: through nginx", bases,
         load_rows(results, bases, extra + counter_rows(results, bases)), labels,
-        f"`ab -r -c 200 -n {results.record(bases[0]).get('requests')}` against `/hello` "
-        "through nginx 1.22 (one worker, a new upstream connection per request, as the post's "
-        f"nginx 0.8), every listen queue at {POSTS_BACKLOG}, the cap of the post's kernel: "
-        "nginx's, and PHP-FPM's `listen.backlog` (`--fpm-backlog`), the setting that decides "
-        "whether a burst of connections to FPM's unix socket fails (a full unix-socket queue "
-        "refuses nginx's connect at once: 502; a full TCP queue drops the SYN and the client "
-        "retries). `fpm-unix-511` is the other side of that setting. A system's CPU here is "
-        "its whole tree, nginx included.")
+        f"`ab -r -c 200 -n {results.record(bases[0]).get('requests')}` against `/hello` through "
+        "nginx 1.22 (one worker, a new upstream connection per request, as the post's nginx 0.8), "
+        f"every listen queue at {POSTS_BACKLOG}, the cap of the post's kernel: nginx's, and "
+        "PHP-FPM's `listen.backlog` (`--fpm-backlog`), the setting that decides whether a burst of "
+        "connections to FPM's unix socket fails (a full unix-socket queue refuses nginx's connect "
+        "at once: 502; a full TCP queue drops the SYN and the client retries). `fpm-unix-511` is "
+        "the other side of that setting. A system's CPU here is its whole tree, nginx included.")
     if share:
         out += ["What nginx adds to a model's CPU per /hello request (µs: directly with "
                 f"`--backlog {POSTS_BACKLOG}`, behind nginx, the difference):", "",
@@ -238,9 +237,8 @@ def slow_side(r, names, bases, queue, overflowed=False):
 
     def cause():
         if overflows is not None and overflows.high == 0:
-            return (f"the listen queue never overflowed (0 ListenOverflows in every run): a "
-                    f"queue of {queue} held ab's 200 connections, so no SYN had to be sent "
-                    "again.")
+            return ("the listen queue never overflowed (0 ListenOverflows in every run): a queue "
+                    f"of {queue} held ab's 200 connections, so no SYN had to be sent again.")
         return (f"the listen queue overflowed ({spread_text(overflows, 0)} ListenOverflows in "
                 f"the side's runs of a round), and clients sent {spread_text(retransmits, 0)} "
                 f"SYNs again (TCPSynRetrans); no request waited for a retransmit's 1 s: the "

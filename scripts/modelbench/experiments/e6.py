@@ -223,13 +223,12 @@ def section(results):
         "### What each model pays per round trip",
         "",
         "Round trips of one /html request (k) and how many requests can wait on them at once "
-        "(slots: the request threads, at most the server's cap; for async its pool "
-        "connections, two per request; both from the server's /status). While the round trips "
-        "rather than the CPU are the limit, c clients get at most slots ÷ (k × d) requests/s "
-        "and each request waits about "
-        "k × c ÷ slots round trips (Little's law); *bound* is that rate, capped by the 0 ms "
-        "figure, where the CPU was the limit; *added latency* is the slope of the mean response "
-        "time over the delays measured, against k × c ÷ slots.",
+        "(slots: the request threads, at most the server's cap; for async its pool connections, "
+        "two per request; both from the server's /status). While the round trips rather than the "
+        "CPU are the limit, c clients get at most slots ÷ (k × d) requests/s and each request "
+        "waits about k × c ÷ slots round trips (Little's law); *bound* is that rate, capped by the "
+        "0 ms figure, where the CPU was the limit; *added latency* is the slope of the mean "
+        "response time over the delays measured, against k × c ÷ slots.",
         "",
     ]
     rows = []

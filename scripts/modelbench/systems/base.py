@@ -20,9 +20,8 @@ def first_line(command, starting=""):
         out = subprocess.run(command, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return "?"
-    lines = [line.strip() for line in (out.stdout + "\n" + out.stderr).splitlines()
-             if line.strip().startswith(starting) and line.strip()]
-    return lines[0] if lines else "?"
+    lines = (line.strip() for line in (out.stdout + "\n" + out.stderr).splitlines())
+    return next((line for line in lines if line and line.startswith(starting)), "?")
 
 
 @dataclass(frozen=True)
