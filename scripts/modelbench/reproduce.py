@@ -51,10 +51,9 @@ def add_arguments(parser):
                         help="systems to run, comma-separated: " + ", ".join(systems.names()) +
                         " (default: all)")
     parser.add_argument("--target", action="append", default=[], metavar="NAME=URL",
-                        help="run against a server started elsewhere (scripts/serve.sh on "
-                        "another machine) instead of starting one; repeatable; only the servers "
-                        "named run, and the runs that need a local process are reported as not "
-                        "measured")
+                        help="run against a server started elsewhere (scripts/serve.sh on another "
+                        "machine) instead of starting one; repeatable; only the servers named run, "
+                        "and the runs that need a local process are reported as not measured")
     parser.add_argument("--client", choices=("ab", "wrk"), default="ab",
                         help="the load tool of E1b's /html runs (default ab, as the posts)")
     parser.add_argument("--rounds", type=int, metavar="N",
