@@ -27,11 +27,9 @@ case "${1:-}" in
     *) echo "$me: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
 esac
 
-if [ "$tier" = unit ]; then
-    bash scripts/deps.sh base build tools test || exit 1
-else
-    bash scripts/deps.sh || exit 1
-fi
+groups=()  # the unit tier needs only these; the others every group
+[ "$tier" = unit ] && groups=(base build tools test)
+bash scripts/deps.sh "${groups[@]}" || exit 1
 
 status=0
 echo "== format: clang-format --dry-run --Werror on every C++ file"
@@ -65,11 +63,7 @@ for variant in "${variants[@]}"; do
         asan) dir=build-asan; args=(-DMODELBENCH_SANITIZE=address) ;;
         tsan) dir=build-tsan; args=(-DMODELBENCH_SANITIZE=thread) ;;
     esac
-    if ! build "$dir" "${args[@]}"; then
-        echo "== $variant: build FAILED"
-        status=1
-        continue
-    fi
+    build "$dir" "${args[@]}" || { echo "== $variant: build FAILED"; status=1; continue; }
     echo "== tests: $variant"
     # The unit tier runs the label unit; sanitizer builds skip the load runs (they measure the
     # real build) and the harness's own tests (Python: nothing to instrument).

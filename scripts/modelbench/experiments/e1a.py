@@ -45,11 +45,6 @@ def calibrated_plan(ctx, servers):
                  rounds(ctx.size))]
 
 
-def shorten(text):
-    """Commands without the checkout's directories, for reading."""
-    return re.sub(r"/\S*/(servers|bin)/", r"\1/", text)
-
-
 def section(results):
     keys = keys_with(results, base)
     if not keys:
@@ -80,6 +75,7 @@ def section(results):
     n = results.figure(bases[0], "iterations") or 0
     commands = "; ".join(f"{results.label(k)}: `{results.record(base(k)).get('command', '?')}`"
                          for k in keys)
+    commands = re.sub(r"/\S*/(servers|bin)/", r"\1/", commands)  # no checkout directories
     return "\n".join([
         f"## {TITLE}",
         "",
@@ -87,7 +83,7 @@ def section(results):
         "timed like `time`: real from the start to the exit, user and sys from the process's "
         "rusage. PHP opens a new connection per iteration, as the page does; Node.js fires "
         "each iteration's two queries at once on its pool; the models do as their servers. "
-        f"Commands (paths shortened): {shorten(commands)}.",
+        f"Commands (paths shortened): {commands}.",
         "",
         table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
               rows),
