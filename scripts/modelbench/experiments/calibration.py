@@ -22,7 +22,9 @@ from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, cpu_ratio,
-                                         machine_split, nothing, ratio)
+                                         machine_split, nothing, ratio, rounds)
+from modelbench.engine.plan import Part
+from modelbench.report.document import read_json
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, within
@@ -74,19 +76,16 @@ def flags(model):
 
 def read(directory):
     """{model: choice} of a results directory's calibration, {} when none."""
-    try:
-        with open(os.path.join(directory, FILE)) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
+    return read_json(os.path.join(directory, FILE))
 
 
 def plan(ctx):
+    """E1b's runs, then E1a's loops (of the single-worker ones), of the calibrated models."""
     servers = ctx.calibrated_servers(clusters=True)
-    if not servers:
-        return []
-    return (e1b.calibrated_plan(ctx, servers) +
-            e1a.calibrated_plan(ctx, [s for s in servers if not s.cluster]))
+    return [Part([experiment.group(ctx, s, ctx.calibration(s.system.name)) for s in chosen],
+                 rounds(ctx.size))
+            for experiment, chosen in ((e1b, servers), (e1a, [s for s in servers if not s.cluster]))
+            if servers]
 
 
 def marks(directory):

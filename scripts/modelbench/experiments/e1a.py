@@ -39,12 +39,6 @@ def plan(ctx):
                   for s in ctx.servers(needs="standalone") + native], rounds(ctx.size))]
 
 
-def calibrated_plan(ctx, servers):
-    """The calibrated models' loops (modelbench.experiments.calibration runs them)."""
-    return [Part([group(ctx, s, ctx.calibration(s.system.name)) for s in servers],
-                 rounds(ctx.size))]
-
-
 def section(results):
     keys = keys_with(results, base)
     if not keys:

@@ -59,12 +59,6 @@ def plan(ctx):
     return [Part(groups, rounds(ctx.size))]
 
 
-def calibrated_plan(ctx, servers):
-    """The calibrated models' runs (modelbench.experiments.calibration runs them)."""
-    return [Part([group(ctx, s, ctx.calibration(s.system.name)) for s in servers],
-                 rounds(ctx.size))]
-
-
 def keys(results):
     return keys_with(results, *[lambda k, c=c: base(k, c) for c in CONCURRENCIES])
 
