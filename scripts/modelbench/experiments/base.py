@@ -63,15 +63,12 @@ class Context:
         'standalone')."""
         out = []
         for system in systems.ALL:
-            if system.name not in self.systems or system.name not in names:
-                continue
-            if needs == "standalone" and system.standalone is None:
-                continue
-            if needs and needs != "standalone" and needs not in system.endpoints:
-                continue
-            out.append(self.server(system.name))
-            if clusters and system.cluster_flags:
-                out.append(self.server(system.name, cluster=True))
+            has = (system.standalone is not None if needs == "standalone" else
+                   not needs or needs in system.endpoints)
+            if system.name in self.systems and system.name in names and has:
+                out.append(self.server(system.name))
+                if clusters and system.cluster_flags:
+                    out.append(self.server(system.name, cluster=True))
         return out
 
     def mysql_native(self):
@@ -162,14 +159,14 @@ PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5
 def style(results, key):
     """(colour, gnuplot dash type) of a server's lines in the plots."""
     records = first_records(results)
-    anchors = []
-    for k in server_order(results):
-        _, anchor_, cluster = anchor(records[k])
-        if (anchor_ or k, cluster) not in anchors:
-            anchors.append((anchor_ or k, cluster))
-    system, anchor_, cluster = anchor(records.get(key, {}))
-    color = PALETTE[anchors.index((anchor_ or key, cluster)) % len(PALETTE)] \
-        if (anchor_ or key, cluster) in anchors else PALETTE[-1]
+
+    def family(k):
+        _, anchor_, cluster = anchor(records.get(k, {}))
+        return anchor_ or k, cluster
+    families = list(dict.fromkeys(family(k) for k in server_order(results)))
+    system = anchor(records.get(key, {}))[0]
+    color = PALETTE[families.index(family(key)) % len(PALETTE)] \
+        if family(key) in families else PALETTE[-1]
     dash = 1 if system is not None and system.real else \
         3 if records.get(key, {}).get("calibrated") else 2
     return color, dash
