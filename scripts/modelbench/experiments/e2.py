@@ -203,8 +203,7 @@ def nginx_claims(r):
 
 def failures_side(r, names, bases):
     """No failed and no non-2xx request in any of the side's runs."""
-    worst = r.paired(bases, "failed", max)
-    non2xx = r.paired(bases, "non2xx", max)
+    worst, non2xx = (r.paired(bases, key, max) for key in ("failed", "non2xx"))
     if worst is None or non2xx is None:
         return needs(*bases)
     evidence = "; ".join(f"{s}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
@@ -225,8 +224,8 @@ def slow_side(r, names, bases, queue, overflowed=False):
     longest = r.paired(bases, "max_ms", max)
     if longest is None:
         return needs(*bases)
-    overflows = r.paired(bases, "listen_overflows", lambda *v: sum(v))
-    retransmits = r.paired(bases, "syn_retransmits", lambda *v: sum(v))
+    overflows, retransmits = (r.paired(bases, key, lambda *v: sum(v))
+                              for key in ("listen_overflows", "syn_retransmits"))
     evidence = "; ".join(
         f"{s}: longest {spread_text(r.spread(b, 'max_ms'), 0, suffix=' ms')}, "
         f"listen queue overflows {spread_text(r.spread(b, 'listen_overflows'), 0)}, SYN "
