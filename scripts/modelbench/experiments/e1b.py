@@ -42,9 +42,7 @@ def base(key, c):
 def load(ctx, c):
     if ctx.posts_counts or ctx.size == "full":
         return Load("ab", "/html", c, n=POSTS_N[c])
-    if ctx.client == "wrk":
-        return Load("wrk", "/html", c, seconds=SECONDS[ctx.size])
-    return Load("ab", "/html", c, seconds=SECONDS[ctx.size])
+    return Load(ctx.client, "/html", c, seconds=SECONDS[ctx.size])  # ab or wrk
 
 
 def group(ctx, server, flags=(), optional=False):
@@ -290,10 +288,8 @@ def headline(results):
 
 
 def pair_rows(results, model, real):
-    rows = []
-    for c in CONCURRENCIES:
-        rows += pair_row(results, f"/html requests/s, -c {c}", base(model, c), base(real, c),
-                         "requests_per_s")
+    rows = [row for c in CONCURRENCIES for row in pair_row(
+        results, f"/html requests/s, -c {c}", base(model, c), base(real, c), "requests_per_s")]
 
     def shape(server, low, high):
         return results.per_round([base(server, high), base(server, low)], "requests_per_s", ratio)
