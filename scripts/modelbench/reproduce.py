@@ -266,15 +266,12 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
 
 def left_running(database, started_db, keep_db):
     """Stops the database this run started (unless --keep-db) and says what is left running."""
-    if database is None:
+    if database is not None and started_db and not keep_db:
+        database.stop()
+    if database is None or not database.running():
         log("left running: nothing")
         return
-    if started_db and not keep_db:
-        database.stop()
-    if database.running():
-        why = ("(--keep-db)" if started_db and keep_db else
-               "(it was running before this run)" if not started_db else "(it did not stop)")
-        log(f"left running: the private MariaDB in {database.dir} {why}; stop it with "
-            f"{database.command('stop')}")
-    else:
-        log("left running: nothing")
+    why = ("(--keep-db)" if started_db and keep_db else
+           "(it was running before this run)" if not started_db else "(it did not stop)")
+    log(f"left running: the private MariaDB in {database.dir} {why}; stop it with "
+        f"{database.command('stop')}")
