@@ -185,8 +185,7 @@ def section(results):
                      [f"`--cpu-per-request-us {choice['cost_us']}`"])
     target_rows = targets(results)
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
         "per /html request in E1b less the native model's (warm servers, medians over the "
         "rounds). One cost per model, the median of the three, burnt as CPU on the thread that "
@@ -194,11 +193,9 @@ def section(results):
         "takes async's. The calibrated models then ran E1b and E1a (their columns *calibrated*).",
         "",
         table(["model ↔ real system"] + [f"lacks at -c {c} (ms)" for c in e1b.CONCURRENCIES]
-              + ["chosen cost"], rows),
-        "",
+              + ["chosen cost"], rows), "",
         "Each calibrated model against its real system, round by round (**inconclusive**: the "
-        "rounds fall on both sides of a bound); a miss names what was measured on both sides:",
-        "",
+        "rounds fall on both sides of a bound); a miss names what was measured on both sides:", "",
         table(["target", "measured", "verdict", "measured cause"], [list(t) for t in target_rows]),
         "",
     ])

@@ -71,17 +71,14 @@ def section(results):
                          for k in keys)
     commands = re.sub(r"/\S*/(servers|bin)/", r"\1/", commands)  # no checkout directories
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"The /html workload (two queries, both tables rendered) {n:.0f} times in one process, "
         "timed like `time`: real from the start to the exit, user and sys from the process's "
         "rusage. PHP opens a new connection per iteration, as the page does; Node.js fires "
         "each iteration's two queries at once on its pool; the models do as their servers. "
-        f"Commands (paths shortened): {commands}.",
-        "",
+        f"Commands (paths shortened): {commands}.", "",
         table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
-              rows),
-        "",
+              rows), "",
     ])
 
 

@@ -78,24 +78,19 @@ def section(results):
                  [["requests/s", 1173, 1146, 119, 114], ["response time (ms)", 17, 174, 167, 1750],
                   ["throughput (MiB/s)", 21, 20, 2, 2]])
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
         "server, each real system beside the model that stands for it, every server warmed up "
         "at the run's concurrency first (the warm-up under each table: its seconds and the "
         "server's processes before and after). The cluster columns are the follow-up the post "
         "proposed: Node.js with `node:cluster` and the async model with `--workers 0`, one "
-        f"worker per core ({results.cores} here).",
-        "",
+        f"worker per core ({results.cores} here).", "",
     ] + parts + [
         "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
-        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):",
-        "",
-        post,
-        "",
+        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "",
+        post, "",
         "![e1b-requests-per-s.png](e1b-requests-per-s.png)",
-        "![e1b-latency.png](e1b-latency.png)",
-        "",
+        "![e1b-latency.png](e1b-latency.png)", "",
     ])
 
 

@@ -98,16 +98,14 @@ def section(results):
         return ""
     first = results.record(next(base(k) for k in keys(results)))
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"{client_text(first)} against `/hello` (`Hello World! 10\\n`). The post, through nginx: "
         "PHP-FPM 5042 req/s, Node.js 5356 req/s, no failures, the longest request about "
         "3.2–3.7 s in every run: a SYN sent again after the listen queue overflowed. Kernels "
         f"before 5.4 capped every listen queue at {POSTS_BACKLOG} (`net.core.somaxconn`); this "
         f"machine's is {first.get('somaxconn', '?')}, so E2 runs twice: with the servers' queue "
         f"of {SERVERS_BACKLOG} and with `--backlog {POSTS_BACKLOG}`. The kernel's counters are "
-        "the deltas of `/proc/net/netstat` (TcpExt) over each run, for the whole machine.",
-        "",
+        "the deltas of `/proc/net/netstat` (TcpExt) over each run, for the whole machine.", "",
     ] + parts)
 
 

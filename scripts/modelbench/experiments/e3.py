@@ -82,13 +82,11 @@ def section(results):
         ["complete requests"] + [fmt(results.figure(b, "complete"), 0) for b in found],
     ]
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"`ab -r -n {first.get('requests')} -c {first.get('concurrency')}` against `/factorial` "
         "(n! for a random n in 10..40, so the body length varies), then the same with `-l`. ab "
         "takes the first response's length as the reference and counts every other length as "
-        "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.",
-        "",
+        "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.", "",
     ] + run_table(results, f"`ab -r -n {first.get('requests')} -c 5` against `/factorial`, "
                   "without and with `-l`", found, load_rows(results, found, extra), labels)
         + page_section(results))

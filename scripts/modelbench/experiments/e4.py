@@ -90,14 +90,12 @@ def section(results):
     if not parts:
         return ""
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         "siege 4.0.7 with `scripts/siegerc` (a `limit` of 1024 users; HTTP/1.1, a new connection "
         "per transaction, as the post's defaults). The mean is siege's 'Concurrency' divided by "
         "its transaction rate; siege prints single times with 10 ms resolution, so its "
         "percentiles are multiples of 10 ms. siege's 'concurrency' is the time its users spent "
-        "waiting for responses over the elapsed time: the requests in flight on average.",
-        "",
+        "waiting for responses over the elapsed time: the requests in flight on average.", "",
     ] + parts)
 
 

@@ -211,8 +211,7 @@ def section(results):
     plot = ("![e5-crossover.png](e5-crossover.png)"
             if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
     return "\n".join([
-        "## E5 — the crossover: requests/s against the CPU each request costs",
-        "",
+        "## E5 — the crossover: requests/s against the CPU each request costs", "",
         f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and "
         "warmed up at each concurrency, while every request costs the thread that serves it "
         "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "
@@ -221,20 +220,16 @@ def section(results):
         "ratio is taken within each round, its median shown with the range. A crossover is "
         "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
         "measured costs around it, where the lines cross on the plot (from the median ratios; "
-        "each round's own crossover after it).",
-        "",
+        "each round's own crossover after it).", "",
     ] + parts + [
         "What a thread per connection costs against Apache's prefork lifecycle "
         "(`--lifecycle prefork`: pre-started threads, reused), at cost 0 and at the measured "
         "cost nearest the crossover with the single loop: the server's CPU per request of both "
-        "and their difference, the thread's start and end.",
-        "",
+        "and their difference, the thread's start and end.", "",
         table(["", "blocking (req/s)", "blocking prefork (req/s)", "prefork ÷ blocking",
                "blocking: server CPU per request (ms)", "prefork: server CPU per request (ms)",
-               "difference", "peak threads: blocking", "prefork"], prefork),
-        "",
-        plot,
-        "",
+               "difference", "peak threads: blocking", "prefork"], prefork), "",
+        plot, "",
     ])
 
 

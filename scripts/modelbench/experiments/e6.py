@@ -197,14 +197,12 @@ def section(results):
         return ""
     pairs = measured(results, delays)
     parts = [
-        "## E6 — the database across a network",
-        "",
+        "## E6 — the database across a network", "",
         "`ab -c 20` and `-c 200` against `/html` with MariaDB behind `delay_proxy`, a TCP "
         "proxy that adds a round trip of 0 to 2 ms (half each way, and the handshake to a new "
         "connection); each run has its own proxy and a server started with `--db-host` and "
         "`--db-port` of the proxy, so 0 ms includes the proxy's own costs. A cell is requests/s "
-        "and the mean response time (medians over the rounds).",
-        "",
+        "and the mean response time (medians over the rounds).", "",
     ]
 
     def cell(base):
@@ -220,16 +218,14 @@ def section(results):
                   "", table(["round trip"] + [cluster_label(m, results.cores) for m in models],
                             rows), ""]
     parts += [
-        "### What each model pays per round trip",
-        "",
+        "### What each model pays per round trip", "",
         "Round trips of one /html request (k) and how many requests can wait on them at once "
         "(slots: the request threads, at most the server's cap; for async its pool connections, "
         "two per request; both from the server's /status). While the round trips rather than the "
         "CPU are the limit, c clients get at most slots ÷ (k × d) requests/s and each request "
         "waits about k × c ÷ slots round trips (Little's law); *bound* is that rate, capped by the "
         "0 ms figure, where the CPU was the limit; *added latency* is the slope of the mean "
-        "response time over the delays measured, against k × c ÷ slots.",
-        "",
+        "response time over the delays measured, against k × c ÷ slots.", "",
     ]
     rows = []
     for m, c in pairs:
