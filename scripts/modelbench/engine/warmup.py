@@ -56,10 +56,8 @@ class WarmUp:
         return self.slices[-1].requests_per_s if self.slices else None
 
     def as_record(self):
-        out = asdict(self)
-        out["seconds"] = self.seconds
-        out["processes_after"] = self.slices[-1].processes if self.slices else None
-        return out
+        return {**asdict(self), "seconds": self.seconds,
+                "processes_after": self.slices[-1].processes if self.slices else None}
 
 
 def process_count(target):
@@ -86,14 +84,11 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
     run's measured requests/s in an earlier round, if any. Returns the WarmUp."""
     c = min(concurrency, MAX_C)
     warm = WarmUp(c, process_count(target))
-    last_processes = warm.processes_before
     while warm.seconds < max_s:
-        rate = one_slice(target, path, c, keepalive)
-        now = process_count(target)
-        previous = warm.slices[-1].requests_per_s if warm.slices else None
+        rate, now = one_slice(target, path, c, keepalive), process_count(target)
+        grew = now > (warm.slices[-1].processes if warm.slices else warm.processes_before)
+        previous = warm.rate
         warm.slices.append(Slice(rate, now))
-        grew = now > last_processes
-        last_processes = now
         if rate and not grew and (agrees(rate, previous) or agrees(rate, earlier_rate)):
             warm.steady = True
             break
