@@ -24,6 +24,11 @@ def first_line(command, starting=""):
     return next((line for line in lines if line and line.startswith(starting)), "?")
 
 
+def apache_version():
+    """'Apache/2.4.x (Debian)': the Apache both Apache systems run."""
+    return first_line(["/usr/sbin/apache2", "-v"]).replace("Server version: ", "")
+
+
 @dataclass(frozen=True)
 class System:
     """name: run ids, table columns, `serve.sh NAME`. side: the architecture it is, "blocking"
