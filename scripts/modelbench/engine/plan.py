@@ -53,15 +53,11 @@ class Load:
             flags = ("-k " if self.keepalive else "") + ("-l " if self.variable_length else "")
             limit = f"-t {self.seconds:g}" if self.seconds else f"-n {self.n}"
             return f"ab {flags}-c {self.c} {limit} {self.path}"
-        if self.tool == "wrk":
-            return f"wrk -c {self.c} -d {self.seconds:g}s {self.path}"
-        if self.tool == "siege":
-            return f"siege -c {self.c} -d {self.delay_s:g} -t {self.seconds:g}S {self.path}"
-        if self.tool == "standalone":
-            return f"the /html workload {self.n} times, no HTTP"
-        if self.tool == "tasks":
-            return f"/tasks?delay_ms={self.delay_ms} demo"
-        return f"{self.c} idle keep-alive connections after GET {self.path}"
+        return {"wrk": f"wrk -c {self.c} -d {self.seconds:g}s {self.path}",
+                "siege": f"siege -c {self.c} -d {self.delay_s:g} -t {self.seconds:g}S {self.path}",
+                "standalone": f"the /html workload {self.n} times, no HTTP",
+                "tasks": f"/tasks?delay_ms={self.delay_ms} demo",
+                "hold": f"{self.c} idle keep-alive connections after GET {self.path}"}[self.tool]
 
 
 @dataclass(frozen=True)

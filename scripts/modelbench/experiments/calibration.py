@@ -101,7 +101,9 @@ def marks(directory):
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
     E1 claims judge the calibrated models on their 'model' side by the same criteria."""
-    natives = native_of(results)
+    # The native models that have a calibrated variant among the results.
+    natives = {run["server"].removesuffix("-cal") for run in results.runs.values()
+               if run.get("calibrated")}
     runs = {}
     for run_id, run in results.runs.items():
         server = run.get("server")
@@ -113,12 +115,6 @@ def calibrated_results(results):
                        base=run.get("base", run_id).replace(f"-{server}", f"-{native}"))
         runs[run["id"]] = run
     return Results(results.directory, runs)
-
-
-def native_of(results):
-    """The native models that have a calibrated variant among the results."""
-    return {run["server"].removesuffix("-cal") for run in results.runs.values()
-            if run.get("calibrated")}
 
 
 def calibrated(results):
