@@ -129,17 +129,13 @@ def in_ms(u):
     return None if u is None else u / 1000
 
 
-def round_crossovers(results, c, costs, other):
-    """The crossover of every round on its own (in ms; None: not within the sweep)."""
-    rounds_ = sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})
-    return [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in rounds_]
-
-
 def crossover_text(results, c, costs, name, top_ms):
     other = CROSSOVERS[name][2]
     found = ratios(results, c, costs, other)
     value = crossing(costs, found)
-    per_round = round_crossovers(results, c, costs, other)
+    # The crossover of every round on its own (in ms; None: not within the sweep).
+    per_round = [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in
+                 sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})]
     if value is None:
         text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {top_ms:g} ms)"
     elif value == costs[0]:

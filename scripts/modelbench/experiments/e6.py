@@ -118,19 +118,16 @@ class ProxyError(Exception):
     pass
 
 
-def database_address():
-    """Where the servers find MariaDB when no flag says otherwise (the private one; scripts/
-    lib/cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it)."""
-    return (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
-            f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
-
-
 @contextlib.contextmanager
 def delayed_database(checkout, rtt_ms, log_prefix):
     """delay_proxy in front of the database for the block: yields the flags that point a server
     at it. Its output (the ready line, its totals when it stops) goes to LOG_PREFIX.proxy.log."""
-    command = [checkout.binary("delay_proxy"), "--target", database_address(), "--listen",
-               "127.0.0.1:0", "--rtt-ms", f"{rtt_ms:g}"]
+    # Where the servers find MariaDB when no flag says otherwise: the private one (scripts/lib/
+    # cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it).
+    database = (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
+                f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
+    command = [checkout.binary("delay_proxy"), "--target", database, "--listen", "127.0.0.1:0",
+               "--rtt-ms", f"{rtt_ms:g}"]
     log_path = log_prefix + ".proxy.log"
     with open(log_path, "w") as log:
         try:
