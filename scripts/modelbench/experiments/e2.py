@@ -159,9 +159,6 @@ def nginx_claims(r):
     def similar(spread):
         return within(spread, SIMILAR_LOW, SIMILAR_HIGH)
 
-    def behind(keys_):
-        return [list(keys_), [nginx_base(k) for k in keys_]]
-
     unix, c100, other = (nginx_base("fpm-unix"), nginx_base("fpm-unix", 100),
                          nginx_base("fpm-unix-511"))
     failing, calm, fixed = (r.spread(b, "non2xx") for b in (unix, c100, other))
@@ -191,16 +188,17 @@ def nginx_claims(r):
               socket, no_model),
         Claim("E2n no failures", "Through nginx over TCP, no failed requests (E2)",
               "0 failed and 0 non-2xx in every run of the side",
-              failures_side(r, *behind(NGINX_REAL)), failures_side(r, *behind(NGINX_MODELS))),
+              failures_side(r, NGINX_REAL, nginx_base), failures_side(r, NGINX_MODELS, nginx_base)),
         Claim("E2n 3-s requests", "Through nginx, the longest request takes about 3 s (E2: "
               "3.2–3.7 s)", f"the side's longest request ≥ {RETRANSMIT_MS} ms",
-              slow_side(r, *behind(NGINX_REAL), POSTS_BACKLOG),
-              slow_side(r, *behind(NGINX_MODELS), POSTS_BACKLOG)),
+              slow_side(r, NGINX_REAL, nginx_base, POSTS_BACKLOG),
+              slow_side(r, NGINX_MODELS, nginx_base, POSTS_BACKLOG)),
     ]
 
 
-def failures_side(r, names, bases):
-    """No failed and no non-2xx request in any of the side's runs."""
+def failures_side(r, names, base_of):
+    """No failed and no non-2xx request in any of the side's runs (base_of(name) of each)."""
+    bases = [base_of(s) for s in names]
     worst, non2xx = (r.paired(bases, key, max) for key in ("failed", "non2xx"))
     if worst is None or non2xx is None:
         return needs(*bases)
@@ -216,9 +214,10 @@ def failures_side(r, names, bases):
     return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), cause, worst)
 
 
-def slow_side(r, names, bases, queue, overflowed=False):
+def slow_side(r, names, base_of, queue, overflowed=False):
     """The side's longest request at least a SYN retransmit's second (and, with overflowed, its
     listen queue overflowing); queue: its listen queue, for the cause."""
+    bases = [base_of(s) for s in names]
     longest = r.paired(bases, "max_ms", max)
     if longest is None:
         return needs(*bases)
@@ -250,28 +249,27 @@ def claims(r):
     first = r.record(next(base(k) for k in keys(r)))
     cap = first.get("somaxconn", SERVERS_BACKLOG)
 
-    def direct(side, backlog=None):
-        names = SIDES[side]
-        return [names, [base(s, backlog) for s in names]]
+    def posts(s):
+        return base(s, POSTS_BACKLOG)
 
     retransmit = ("The longest /hello request at -c 200 takes about 3 s: a SYN retransmit after "
                   "the listen queue overflowed (E2: 3.2–3.7 s)")
     return [
         Claim("E2 no failures", "Hello world at -c 200: no failed requests (E2)",
               "0 failed and 0 non-2xx in every run of the side",
-              failures_side(r, *direct("real")), failures_side(r, *direct("model"))),
+              failures_side(r, SIDES["real"], base), failures_side(r, SIDES["model"], base)),
         Claim("E2 3-s requests", retransmit + f", with the servers' listen queue "
               f"({SERVERS_BACKLOG}; somaxconn {cap})",
               f"the side's longest request ≥ {RETRANSMIT_MS} ms",
-              slow_side(r, *direct("real"), min(SERVERS_BACKLOG, cap)),
-              slow_side(r, *direct("model"), min(SERVERS_BACKLOG, cap))),
+              slow_side(r, SIDES["real"], base, min(SERVERS_BACKLOG, cap)),
+              slow_side(r, SIDES["model"], base, min(SERVERS_BACKLOG, cap))),
         Claim(f"E2 3-s requests, backlog {POSTS_BACKLOG}",
               retransmit + f", with the posts' listen queue: --backlog {POSTS_BACKLOG}, the cap "
               "of kernels before 5.4",
               f"the side's longest request ≥ {RETRANSMIT_MS} ms and listen queue overflows "
               "during its runs",
-              slow_side(r, *direct("real", POSTS_BACKLOG), POSTS_BACKLOG, True),
-              slow_side(r, *direct("model", POSTS_BACKLOG), POSTS_BACKLOG, True)),
+              slow_side(r, SIDES["real"], posts, POSTS_BACKLOG, True),
+              slow_side(r, SIDES["model"], posts, POSTS_BACKLOG, True)),
     ] + nginx
 
 
