@@ -50,16 +50,14 @@ def section(results):
     parts = []
     for key in keys_with(results, tasks_base):
         b = tasks_base(key)
-        rounds_ = results.rounds(b)
-        if not rounds_:
+        if not results.ok(b):
             parts += [f"**{key}**: the demo failed: {results.record(b).get('cause')}", ""]
             continue
-        first = next(iter(rounds_.values()))
         after = results.values(b, "task_two_after_response")
         parts += [f"**{key}** — response after "
                   f"{results.spread(b, 'response_ms').text(0, suffix=' ms')}; task two "
                   f"logged after the response arrived in {sum(after)} of {len(after)} runs:",
-                  "", "```"] + first["timeline"] + ["```", ""]
+                  "", "```"] + results.record(b)["timeline"] + ["```", ""]
     if parts:
         delay = next(results.figure(tasks_base(k), "delay_ms") for k in
                      keys_with(results, tasks_base) if results.ok(tasks_base(k)))
