@@ -131,10 +131,9 @@ def claims(results):
             if "mysql-native" not in claim.key]  # of the real systems only
 
 
-def match(results, model, real, c, key):
-    """(model's figure, real's, their ratio as a Spread) of one target; key None: server CPU per
-    request."""
-    m, r = e1b.base(f"{model}-cal", c), e1b.base(real, c)
+def match(results, m, r, key):
+    """(the calibrated model's figure, the real system's, their ratio as a Spread) of one target
+    (m, r: their E1b bases); key None: server CPU per request."""
     if key:
         return results.figure(m, key), results.figure(r, key), results.paired([m, r], key, ratio)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
@@ -154,14 +153,13 @@ def targets(results):
         for what, key, digits in (("requests/s", "requests_per_s", 1),
                                   ("server CPU per request (ms)", None, 3)):
             for c in e1b.CONCURRENCIES:
-                m, r, spread = match(results, model, real, c, key)
+                mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
+                m, r, spread = match(results, mb, rb, key)
                 verdict = within(spread, MATCH_LOW, MATCH_HIGH)
-                cause = ""
-                if verdict in (NOT_REPRODUCED, INCONCLUSIVE):
-                    mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
-                    cause = (f"{model} calibrated: {cpu_per_request(results, mb)}, "
-                             f"{machine_split(results, mb)}; {real}: "
-                             f"{cpu_per_request(results, rb)}, {machine_split(results, rb)}")
+                cause = "" if verdict not in (NOT_REPRODUCED, INCONCLUSIVE) else (
+                    f"{model} calibrated: {cpu_per_request(results, mb)}, "
+                    f"{machine_split(results, mb)}; {real}: {cpu_per_request(results, rb)}, "
+                    f"{machine_split(results, rb)}")
                 rows.append((f"{model} calibrated within ±25 % of {real}: {what}, -c {c}",
                              f"{fmt(m, digits)} vs {fmt(r, digits)}: "
                              f"{'–' if spread is None else spread.text(2, prefix='×')}",
@@ -173,13 +171,9 @@ def section(results):
     choices = read(results.directory)
     if not choices and not calibrated(results):
         return ""
-    rows = []
-    for model, choice in choices.items():
-        gaps = choice["lacks_ms"]
-        rows.append([f"{model} ↔ {choice['real']}"] +
-                     [fmt(gaps.get(str(c)), 3) for c in e1b.CONCURRENCIES] +
-                     [f"`--cpu-per-request-us {choice['cost_us']}`"])
-    target_rows = targets(results)
+    rows = [[f"{model} ↔ {choice['real']}"] +
+            [fmt(choice["lacks_ms"].get(str(c)), 3) for c in e1b.CONCURRENCIES] +
+            [f"`--cpu-per-request-us {choice['cost_us']}`"] for model, choice in choices.items()]
     return "\n".join([
         f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
@@ -192,7 +186,8 @@ def section(results):
               + ["chosen cost"], rows), "",
         "Each calibrated model against its real system, round by round (**inconclusive**: the "
         "rounds fall on both sides of a bound); a miss names what was measured on both sides:", "",
-        table(["target", "measured", "verdict", "measured cause"], [list(t) for t in target_rows]),
+        table(["target", "measured", "verdict", "measured cause"],
+              [list(t) for t in targets(results)]),
         "",
     ])
 
