@@ -226,12 +226,11 @@ def verdict(measured, holds):
 def targets(rows):
     """(target, measured, verdict) for each performance target."""
     out = []
-    k = min(20, CORES)
     for server, minimum in MIN_RATIO.items():
         row = rows.get(cell_base(server, "/html", 20), {})
         ratio = row.get("ratio_to_ceiling")
         out.append((f"/html ab -c 20: {LABELS[server]} ≥ {minimum:.0%} of "
-                    f"{LABELS[SERVERS[server][3]]} K={k}",
+                    f"{LABELS[SERVERS[server][3]]} K={min(20, CORES)}",
                     "–" if ratio is None else f"{row['requests_per_s']:,.0f} / "
                     f"{row['ceiling_requests_per_s']:,.0f} req/s = {ratio:.0%}",
                     verdict(ratio, lambda v: v >= minimum)))
@@ -260,10 +259,9 @@ def targets(rows):
     for server, (_, _, _, ceiling) in SERVERS.items():
         row = rows.get(cell_base(server, "/html", 1), {})
         floor = rows.get(ceiling_base(ceiling, 1), {})
-        extra = None
-        if row.get("mean_ms") is not None and floor.get("requests_per_s"):
-            floor_ms = 1000 / floor["requests_per_s"]
-            extra = row["mean_ms"] - floor_ms
+        floor_ms = 1000 / floor["requests_per_s"] if floor.get("requests_per_s") else None
+        extra = None if row.get("mean_ms") is None or floor_ms is None else \
+            row["mean_ms"] - floor_ms
         out.append((f"/html ab -c 1: {LABELS[server]} within {MAX_EXTRA_LATENCY_MS} ms of the "
                     "standalone iteration", "–" if extra is None else
                     f"{row['mean_ms']:.3f} ms vs {floor_ms:.3f} ms (+{extra:.3f} ms)",
