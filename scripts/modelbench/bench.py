@@ -171,8 +171,7 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
     return [parts[name] for name in chosen]
 
 
-# ---------------------------------------------------------------------------------------------
-# The report
+# ---- the report ------------------------------------------------------------------------------
 
 
 def summaries(results):

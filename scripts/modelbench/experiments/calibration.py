@@ -94,8 +94,7 @@ def marks(directory):
             for model, choice in read(directory).items()]
 
 
-# ---------------------------------------------------------------------------------------------
-# The report
+# ---- the report ------------------------------------------------------------------------------
 
 
 def calibrated_results(results):

@@ -108,8 +108,7 @@ def plan(ctx):
     return [Part(groups, rounds(ctx.size))] if groups else []
 
 
-# ---------------------------------------------------------------------------------------------
-# The delaying proxy of a run
+# ---- the delaying proxy of a run -------------------------------------------------------------
 
 PROXY_READY_S = 10.0
 
@@ -153,8 +152,7 @@ def delayed_database(checkout, rtt_ms, log_prefix):
             log.write(rest)
 
 
-# ---------------------------------------------------------------------------------------------
-# The report
+# ---- the report ------------------------------------------------------------------------------
 
 
 def bound(slots, model, delay, rate_at_zero):
@@ -250,8 +248,7 @@ def cluster_label(model, cores):
     return f"async cluster ×{cores}" if model.cluster else model.label
 
 
-# ---------------------------------------------------------------------------------------------
-# The plot
+# ---- the plot --------------------------------------------------------------------------------
 
 PLOT = "e6-database-latency.png"
 COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
