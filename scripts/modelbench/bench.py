@@ -383,9 +383,8 @@ def write_report(directory, settings):
     with open(os.path.join(directory, "bench.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
-        for row in rows.values():
-            writer.writerow({k: round(v, 4) if isinstance(v, float) else v
-                             for k, v in row.items()})
+        writer.writerows({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
+                         for row in rows.values())
     failures = sum(1 for run in results.runs.values() if run.get("status") != "ok")
     report = render(rows, settings, failures, results)
     with open(os.path.join(directory, "report.md"), "w") as f:
