@@ -148,8 +148,7 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
                               for tool, e, c, k in loads]))
     memory = [Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench",
                          ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
-                                    key=f"{name}-memory"),
-                         Load("hold", path, held), warm=False)])
+                                    key=f"{name}-memory"), Load("hold", path, held), warm=False)])
               for name, system, flags, path, held in (
                   ("async", "async", (), "/hello", ASYNC_IDLE_CONNECTIONS),
                   ("blocking-per-request", "blocking", SERVERS["blocking-per-request"][2],
@@ -365,8 +364,7 @@ def render(rows, settings, failures, results):
                                           "descriptors"], memory), ""]
     if rows:
         lines += ["## Targets (docs/performance.md)", "",
-                  table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]),
-                  ""]
+                  table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]), ""]
     if failures:
         lines += [f"## Failed runs ({failures}): see steps.tsv", ""]
     return "\n".join(lines)

@@ -220,8 +220,7 @@ class Engine:
                 "label": server_.label(CORES), "system": server_.system.name,
                 "calibrated": server_.calibrated,
                 "variant": "cluster" if server_.cluster else "single", "base": run.base,
-                "round": round_, "attempt": attempt, "server_flags": " ".join(flags),
-                **run.record}
+                "round": round_, "attempt": attempt, "server_flags": " ".join(flags), **run.record}
 
     def _run(self, run, round_, held):
         target, flags = held.target, held.flags
@@ -253,8 +252,7 @@ class Engine:
 
     def _measured(self, run, round_, attempt, target, flags):
         record = self._attempt(run, round_, attempt, target, flags)
-        return record, (record.get("figures") if record["status"] == "ok"
-                        else {"other_cpu_pct": 0})
+        return record, (record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0})
 
     def _attempt(self, run, round_, attempt, target, flags):
         """One measurement of the run (warm-up first): its record."""

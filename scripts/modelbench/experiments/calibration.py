@@ -186,8 +186,7 @@ def section(results):
         "Each calibrated model against its real system, round by round (**inconclusive**: the "
         "rounds fall on both sides of a bound); a miss names what was measured on both sides:", "",
         table(["target", "measured", "verdict", "measured cause"],
-              [list(t) for t in targets(results)]),
-        "",
+              [list(t) for t in targets(results)]), "",
     ])
 
 

@@ -47,8 +47,7 @@ def load(ctx, c):
 
 def group(ctx, server, flags=(), optional=False):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
-                      server, load(ctx, c), flags=flags, optional=optional)
-                  for c in CONCURRENCIES])
+                      server, load(ctx, c), flags=flags, optional=optional) for c in CONCURRENCIES])
 
 
 def plan(ctx):
@@ -296,7 +295,6 @@ def pair_rows(results, model, real):
                                      results.per_request_ms_values(base(model, c), who),
                                      results.per_request_ms_values(base(real, c), who), 3)
     for key, name in (("server_peak_threads", "threads"), ("server_peak_processes", "processes")):
-        rows += pair_row(results, f"peak {name}, -c 200", base(model, 200), base(real, 200),
-                         key, 0)
+        rows += pair_row(results, f"peak {name}, -c 200", base(model, 200), base(real, 200), key, 0)
     return rows
 

@@ -228,8 +228,7 @@ def slow_side(r, names, base_of, queue, overflowed=False):
         f"listen queue overflows {spread_text(r.spread(b, 'listen_overflows'), 0)}, SYN "
         f"retransmits {spread_text(r.spread(b, 'syn_retransmits'), 0)}"
         for s, b in zip(names, bases))
-    verdicts = [at_least(longest, RETRANSMIT_MS)] + ([at_least(overflows, 1)] if overflowed
-                                                      else [])
+    verdicts = [at_least(longest, RETRANSMIT_MS)] + ([at_least(overflows, 1)] if overflowed else [])
 
     def cause():
         if overflows is not None and overflows.high == 0:

@@ -51,8 +51,7 @@ def plan(ctx):
 
 
 def bases(results):
-    return [b for k in server_order(results) for b in (base(k), base(k, True))
-            if results.has(b)]
+    return [b for k in server_order(results) for b in (base(k), base(k, True)) if results.has(b)]
 
 
 def page_section(results):
@@ -112,8 +111,7 @@ def claims(r):
             return (f"Length failures without -l {spread_text(fewest, 0)} (the fewest of the "
                     f"side), failed with -l {spread_text(most_with_l, 0)} (the most): "
                     f"{r.record(plain[0]).get('command', '')}.")
-        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)), cause,
-                      fewest)
+        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)), cause, fewest)
 
     return [Claim("E3 Length",
                   "ab counts responses whose length differs from the first as failed (Length); "

@@ -42,11 +42,9 @@ SIZES = {"smoke": {"costs_us": (0, 1000), "concurrencies": (20,), "seconds": 1},
 # Each crossover: what it is, its label on the plot, the server the blocking model is compared
 # with, and what it means that the crossover is not within the sweep.
 CROSSOVERS = {"overtake": ("the blocking model overtakes the single event loop",
-                           "blocking overtakes async", "async",
-                           "the single event loop ahead"),
+                           "blocking overtakes async", "async", "the single event loop ahead"),
               "cluster": ("the async cluster stops keeping up with the blocking model",
-                          "cluster falls behind blocking", "async-cluster",
-                          "the cluster ahead")}
+                          "cluster falls behind blocking", "async-cluster", "the cluster ahead")}
 COLORS = {"blocking": "#c0392b", "blocking-prefork": "#c0392b", "async": "#2471a3",
           "async-cluster": "#1e8449"}
 
@@ -194,11 +192,9 @@ def section(results):
     for c, costs in swept.items():
         top_ms = costs[-1] / 1000
         parts += [f"### -c {c}", "",
-                  table(["CPU per request (ms)"] + [f"{label(results, k)} (req/s)"
-                                                    for k in LINES]
+                  table(["CPU per request (ms)"] + [f"{label(results, k)} (req/s)" for k in LINES]
                         + ["blocking ÷ async", f"blocking ÷ {label(results, 'async-cluster')}",
-                           "async: its loop's CPU, % of one core"],
-                        rate_rows(results, c, costs)),
+                           "async: its loop's CPU, % of one core"], rate_rows(results, c, costs)),
                   ""]
         parts += [f"- {CROSSOVERS[name][0]}: "
                   f"{crossover_text(results, c, costs, name, top_ms)}" for name in CROSSOVERS]
