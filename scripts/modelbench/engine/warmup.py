@@ -38,8 +38,7 @@ class Slice:
 
 @dataclass
 class WarmUp:
-    """What a warm-up did: its slices, whether it ended steady, and the server's processes
-    before it."""
+    """What a warm-up did (it ends steady, or at its time limit)."""
 
     concurrency: int
     processes_before: int

@@ -173,8 +173,7 @@ def style(results, key):
 
 
 def run_table(results, heading, bases, rows, labels=None, intro=""):
-    """A table of load runs under its heading (and an intro), a column per base, and the notes
-    under it."""
+    """A table of load runs under its heading (and intro), a column per base, notes under it."""
     labels = labels or [results.label(results.record(b)["server"]) for b in bases]
     return ([f"### {heading}", ""] + ([intro, ""] if intro else []) +
             [table(["value"] + labels, rows)] + table_notes(results, bases) + [""])
@@ -211,8 +210,7 @@ def machine_split(r, base):
 
 
 def figures(results, name_base_pairs, key, digits=3):
-    """{name: {median, low, high, runs}} of a figure of each base that was measured: the
-    headline figures of summary.json."""
+    """{name: {median, low, high, runs}} of each measured base's figure: summary.json's headline."""
     out = {}
     for name, base in name_base_pairs:
         spread = results.spread(base, key)

@@ -37,8 +37,7 @@ MATCH_LOW, MATCH_HIGH = 0.75, 1.25
 
 
 def lacks(results, model, real):
-    """{c: the real system's server CPU per request less the model's, ms} at each E1b
-    concurrency both were measured."""
+    """{c: the real system's server CPU per request less the model's (ms)} where E1b had both."""
     out = {}
     for c in e1b.CONCURRENCIES:
         r, m = (results.per_request_ms(e1b.base(x, c), "server") for x in (real, model))

@@ -50,8 +50,6 @@ COLORS = {"blocking": "#c0392b", "blocking-prefork": "#c0392b", "async": "#2471a
 
 
 def plan(ctx):
-    """A group per server and cost, its concurrencies one after the other on the server started
-    with that cost."""
     size = SIZES[ctx.size]
     loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in size["concurrencies"]]
     groups = []
@@ -85,10 +83,8 @@ def label(results, key):
 
 
 def crossing(costs, ratios):
-    """The cost where the ratio first reaches 1 from below, its logarithm interpolated linearly
-    between the two measured costs around it (where the two lines cross on the plot's log
-    scale); the first cost when it is there from the start; None when it stays below 1 over the
-    sweep."""
+    """The cost where the ratio first reaches 1 from below (as the module's head says); the first
+    cost when it is there from the start; None when it stays below 1 over the sweep."""
     points = [(u, math.log(r)) for u, r in zip(costs, ratios) if r]
     if not points:
         return None
