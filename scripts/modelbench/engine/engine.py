@@ -121,9 +121,9 @@ class Engine:
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
-    def run(self, parts, progress=None):
+    def run(self, parts):
         """Runs every part; returns the records in the order they ran."""
-        progress = progress or Progress(self.log, plan.count(parts), estimate_plan_s(parts))
+        progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         records = []
         up = {}  # id(group) -> (target, its context stack) of a part whose servers stay up
         current = None

@@ -56,8 +56,7 @@ def choose(results, model):
                                f"{real} and {model} at the same concurrency")
     choice = {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
               "cost_us": max(0, round(1000 * median(gaps.values())))}
-    choices = read(results.directory)
-    choices[model] = choice
+    choices = {**read(results.directory), model: choice}
     with open(os.path.join(results.directory, FILE), "w") as f:
         json.dump(choices, f, indent=1)
     return choice

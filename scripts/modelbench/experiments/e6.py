@@ -158,9 +158,7 @@ def delayed_database(checkout, rtt_ms, log_prefix):
 def bound(slots, model, delay, rate_at_zero):
     """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured; None
     when 0 ms was not measured."""
-    if rate_at_zero is None:
-        return None
-    if delay == 0:
+    if rate_at_zero is None or delay == 0:
         return rate_at_zero
     return min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
 
