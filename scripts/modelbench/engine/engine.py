@@ -205,12 +205,10 @@ class Engine:
     def stop_all(self):
         """Stops any server still running (after an interruption); 'PID (NAME)' of every process
         that had to be killed because it outlived its server."""
-        left = []
         for process in self.started:
             if process.running():
                 process.stop()
-            left += process.left_behind
-        return left
+        return [name for process in self.started for name in process.left_behind]
 
     # ---- runs ------------------------------------------------------------------------------
 

@@ -208,9 +208,8 @@ def headline(results):
 
 
 def pair_rows(results, model, real):
-    rows = []
-    for users in USERS:
-        rows += pair_row(results, f"E4 siege -c {users} trans/s", siege_base(model, users),
-                         siege_base(real, users), "requests_per_s")
+    rows = [row for users in USERS for row in pair_row(
+        results, f"E4 siege -c {users} trans/s", siege_base(model, users), siege_base(real, users),
+        "requests_per_s")]
     return rows + pair_row(results, "E4 siege -c 1000 concurrency", siege_base(model, 1000),
                            siege_base(real, 1000), "siege_concurrency", 2)
