@@ -193,8 +193,7 @@ def summaries(results):
         rows[base] = row
     for base, row in rows.items():
         if row["tool"] == "standalone":
-            row["requests_per_s"] = row["iterations_per_s"]
-            row["mean_ms"] = None
+            row.update(requests_per_s=row["iterations_per_s"], mean_ms=None)
             if row["server_cpu_ms_per_req"] and row["db_cpu_ms_per_req"]:
                 row["server_cpu_over_db"] = row["server_cpu_ms_per_req"] / row["db_cpu_ms_per_req"]
             continue

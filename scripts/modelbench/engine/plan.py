@@ -117,8 +117,7 @@ class Part:
 
 
 def ordered(parts):
-    """(round, group) in the order they run: each part in its rounds, the groups turned by one
-    place every round."""
+    """(part, round, group) in the order they run (the module's head says which)."""
     for part in parts:
         groups = [g for g in part.groups if g.runs]
         for r in range(1, part.rounds + 1):

@@ -64,10 +64,9 @@ def section(results):
     parts = []
     for c in CONCURRENCIES:
         bases = [base(k, c) for k in keys(results) if results.has(base(k, c))]
-        if not bases:
-            continue
-        parts += run_table(results, client_text(results.record(bases[0])), bases,
-                           load_rows(results, bases))
+        if bases:
+            parts += run_table(results, client_text(results.record(bases[0])), bases,
+                               load_rows(results, bases))
     if not parts:
         return ""
     document = next((results.figure(base(k, 20), "document_bytes") for k in keys(results)

@@ -89,10 +89,9 @@ def section(results):
     for backlog, title in ((None, f"the servers' listen queue ({SERVERS_BACKLOG})"),
                            (POSTS_BACKLOG, f"`--backlog {POSTS_BACKLOG}`: the posts' listen queue")):
         bases = [base(k, backlog) for k in keys(results) if results.has(base(k, backlog))]
-        if not bases:
-            continue
-        parts += run_table(results, title, bases,
-                           load_rows(results, bases, counter_rows(results, bases)))
+        if bases:
+            parts += run_table(results, title, bases,
+                               load_rows(results, bases, counter_rows(results, bases)))
     parts += nginx_section(results)
     if not parts:
         return ""
