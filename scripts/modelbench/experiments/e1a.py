@@ -46,9 +46,8 @@ def section(results):
     bases = [base(k) for k in keys]
 
     def per_iteration_ms(b):
-        values = [1000 * (run["figures"]["user_s"] + run["figures"]["sys_s"]) /
-                  run["figures"]["iterations"] for run in results.rounds(b).values()]
-        return fmt(median(values), 3)
+        return fmt(median([1000 * (f["user_s"] + f["sys_s"]) / f["iterations"]
+                           for f in (run["figures"] for run in results.rounds(b).values())]), 3)
 
     rows = [[label] + [fmt(results.figure(b, key), 3, suffix=" s") for b in bases]
             for label, key in (("real", "real_s"), ("user", "user_s"), ("sys", "sys_s"))]

@@ -96,8 +96,7 @@ def claims(r):
         return []
 
     def side(systems):
-        plain = [base(s) for s in systems]
-        with_l = [base(s, True) for s in systems]
+        plain, with_l = [base(s) for s in systems], [base(s, True) for s in systems]
         fewest = r.paired(plain, "failed_length", min)
         most_with_l = r.paired(with_l, "failed", max)
         if fewest is None or most_with_l is None:
