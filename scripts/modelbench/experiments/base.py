@@ -61,15 +61,12 @@ class Context:
         """Those of these systems that are selected, as servers, in the list's order, with their
         cluster variants when clusters; needs: only systems that have this (an endpoint, or
         'standalone')."""
-        out = []
-        for system in systems.ALL:
-            has = (system.standalone is not None if needs == "standalone" else
-                   not needs or needs in system.endpoints)
-            if system.name in self.systems and system.name in names and has:
-                out.append(self.server(system.name))
-                if clusters and system.cluster_flags:
-                    out.append(self.server(system.name, cluster=True))
-        return out
+        def fits(s):
+            return s.standalone is not None if needs == "standalone" else (
+                not needs or needs in s.endpoints)
+        return [self.server(s.name, cluster=cluster) for s in systems.ALL
+                if s.name in self.systems and s.name in names and fits(s)
+                for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
     def mysql_native(self):
         """[node with the mysql-native driver, E1's other driver] when node is selected."""
@@ -80,13 +77,9 @@ class Context:
         """The calibrated variant of each selected model whose real system is selected too."""
         if self.calibration is None:
             return []
-        out = []
-        for system in systems.ALL:
-            if system.stands_for and self.has(system.name) and self.has(system.stands_for):
-                out.append(self.server(system.name, calibrated=True))
-                if clusters and system.cluster_flags:
-                    out.append(self.server(system.name, cluster=True, calibrated=True))
-        return out
+        return [self.server(s.name, cluster=cluster, calibrated=True) for s in systems.ALL
+                if s.stands_for and self.has(s.name) and self.has(s.stands_for)
+                for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
 
 def rounds(size):
