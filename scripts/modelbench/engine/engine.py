@@ -72,10 +72,9 @@ class Progress:
     def step(self, title, run_estimate_s):
         self.done += 1
         elapsed = time.monotonic() - self.started
-        left = ""
-        if self.done_estimate_s > 0:
-            scale = elapsed / self.done_estimate_s
-            left = f", about {(self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
+        scale = elapsed / self.done_estimate_s if self.done_estimate_s > 0 else None
+        left = "" if scale is None else \
+            f", about {(self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
         self.log(f"== [{self.done}/{self.total}] {title}   ({elapsed / 60:.1f} min elapsed{left})")
         self.done_estimate_s += run_estimate_s
 
