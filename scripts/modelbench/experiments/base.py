@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from modelbench import systems
 from modelbench.report.runtable import table_notes
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import NOT_MEASURED, Side, Spread
+from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side, Spread
 from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
@@ -96,6 +96,11 @@ def cpu_ratio(results, numerator, denominator):
     a, b = (dict(zip(results.rounds(x), results.per_request_ms_values(x, "server")))
             for x in (numerator, denominator))
     return Spread.of([a[r] / b[r] for r in a if b.get(r)])
+
+
+def causes(*parts):
+    """The cause of a claim whose criterion has parts: the texts of (verdict, text) that failed."""
+    return "; ".join(text for verdict, text in parts if verdict == NOT_REPRODUCED) + "."
 
 
 def nothing(results, *_):

@@ -5,16 +5,15 @@ measured: the posts measured servers that had been running. The post (four cores
 PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, figures, keys_with,
-                                         machine_split, ms, not_runnable, ratio, rounds,
-                                         run_table, style)
+from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
+                                         keys_with, machine_split, ms, not_runnable, ratio,
+                                         rounds, run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.runtable import load_rows, pair_derived_row, pair_row
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (NOT_MEASURED, NOT_REPRODUCED, Claim, Side, all_of,
-                                        at_least, at_most, judged, needs, ratio_side,
-                                        spread_text, within)
+from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
+                                        judged, needs, ratio_side, spread_text, within)
 
 KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
@@ -111,15 +110,12 @@ def cores_claim(r):
                     f"({fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s))")
 
         def cause():
-            parts = []
-            if NOT_REPRODUCED in (verdicts["spread"], verdicts["busy"]):
-                parts.append(f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
-                             f"{machine_split(r, b)}")
-            if verdicts["single"] == NOT_REPRODUCED:
-                parts.append(f"{async_like} used more than one core: "
-                             f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
-                             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")
-            return "; ".join(parts) + "."
+            return causes((all_of(verdicts["spread"], verdicts["busy"]),
+                           f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
+                           f"{machine_split(r, b)}"),
+                          (verdicts["single"], f"{async_like} used more than one core: "
+                           f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
+                           f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)"))
         return judged(evidence, all_of(*verdicts.values()), cause, spread_cpu)
 
     return Claim("E1b cores",
@@ -144,20 +140,16 @@ def flat_claim(r, real, model, name):
         verdict_latency = at_least(growth, LATENCY_GROWTH)
 
         def cause():
-            parts = []
-            if verdict_rate == NOT_REPRODUCED:
-                direction = "rose" if rate.median > 1 else "fell"
-                parts.append(
-                    f"requests/s {direction} ×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; "
-                    f"at -c 200 {machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
-                    f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
-                    f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
-                    f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
-                    f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200")
-            if verdict_latency == NOT_REPRODUCED:
-                parts.append(f"mean latency grew only ×{growth.median:.1f} while the rate "
-                             f"changed ×{rate.median:.2f}")
-            return "; ".join(parts) + "."
+            return causes(
+                (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
+                 f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
+                 f"{machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
+                 f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
+                 f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
+                 f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
+                 f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200"),
+                (verdict_latency, f"mean latency grew only ×{growth.median:.1f} while the rate "
+                 f"changed ×{rate.median:.2f}"))
         return judged(evidence, all_of(verdict_rate, verdict_latency), cause, rate)
 
     return Claim(f"E1b flat: {name}",
@@ -187,7 +179,7 @@ def cluster_claim(r):
                 return (f"-c {c}: with one worker {machine_split(r, alone)}, so {idle:.0f} % of "
                         f"the machine was left for more workers; with {r.cores} workers "
                         f"{machine_split(r, base(cluster, c))}")
-            return "; ".join(one(c) for c, v in verdicts.items() if v == NOT_REPRODUCED) + "."
+            return causes(*((v, one(c)) for c, v in verdicts.items()))
         return judged(evidence, all_of(*verdicts.values()), cause,
                       min(measured.values(), key=lambda g: g.median))
 
