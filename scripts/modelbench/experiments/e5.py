@@ -123,7 +123,7 @@ def in_ms(u):
     return None if u is None else u / 1000
 
 
-def crossover_text(results, c, costs, name, top_ms):
+def crossover_text(results, c, costs, name):
     other = CROSSOVERS[name][2]
     found = ratios(results, c, costs, other)
     value = crossing(costs, found)
@@ -131,7 +131,7 @@ def crossover_text(results, c, costs, name, top_ms):
     per_round = [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in
                  sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})]
     if value is None:
-        text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {top_ms:g} ms)"
+        text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {costs[-1] / 1000:g} ms)"
     elif value == costs[0]:
         text = f"**from {value / 1000:g} ms on** (the blocking model ahead from the first cost)"
     else:
@@ -186,15 +186,13 @@ def section(results):
     seconds = next(results.record(b).get("seconds") for b in results.by_base if RUN.match(b))
     parts = []
     for c, costs in swept.items():
-        top_ms = costs[-1] / 1000
         parts += [f"### -c {c}", "",
                   table(["CPU per request (ms)"] + [f"{label(results, k)} (req/s)" for k in LINES]
                         + ["blocking ÷ async", f"blocking ÷ {label(results, 'async-cluster')}",
                            "async: its loop's CPU, % of one core"], rate_rows(results, c, costs)),
                   ""]
-        parts += [f"- {CROSSOVERS[name][0]}: "
-                  f"{crossover_text(results, c, costs, name, top_ms)}" for name in CROSSOVERS]
-        parts.append("")
+        parts += [f"- {CROSSOVERS[name][0]}: {crossover_text(results, c, costs, name)}"
+                  for name in CROSSOVERS] + [""]
     prefork = [row for c, costs in swept.items() for row in prefork_rows(results, c, costs)]
     plot = ("![e5-crossover.png](e5-crossover.png)"
             if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
