@@ -70,20 +70,16 @@ def section(results):
         bases = [siege_base(k, users) for k in keys_with(results, lambda k: siege_base(k, users))]
         if not bases:
             continue
-        first = results.record(bases[0])
-
-        def row(label, key, digits):
-            return [label] + [fmt(results.figure(b, key), digits) for b in bases]
-
-        extra = [row("siege transactions", "complete", 0),
-                 row("availability (%)", "availability_pct", 2),
-                 row("siege concurrency", "siege_concurrency", 2),
-                 ["siege concurrency, range over the rounds"] +
-                 [range_cell(results.spread(b, "siege_concurrency"), 2) for b in bases]]
+        extra = [[label] + [fmt(results.figure(b, key), digits) for b in bases]
+                 for label, key, digits in (("siege transactions", "complete", 0),
+                                            ("availability (%)", "availability_pct", 2),
+                                            ("siege concurrency", "siege_concurrency", 2))]
+        extra.append(["siege concurrency, range over the rounds"] +
+                     [range_cell(results.spread(b, "siege_concurrency"), 2) for b in bases])
         post = ("about 990 trans/s for both" if users == 500 else
                 "Node.js 1437 trans/s, PHP+Apache 1990, siege concurrency 281 vs 5.6 (10 minutes)")
         parts += run_table(results, f"/json under `siege -c {users} -d 1 -t "
-                           f"{first.get('seconds'):g}S`", bases,
+                           f"{results.record(bases[0]).get('seconds'):g}S`", bases,
                            load_rows(results, bases, extra), intro=f"The post: {post}.")
     if not parts:
         return ""
