@@ -105,18 +105,15 @@ def make_plan(args, chosen, names):
     ctx = experiment_base.Context(
         args.size, names, args.client, args.posts_counts,
         calibration.flags if calibration in chosen else None)
-    plans = {}
-    for experiment in chosen:
-        plans[experiment.KEY] = experiment.plan(ctx)
-        for part in plans[experiment.KEY]:
-            part.rounds = args.rounds or part.rounds
+    plans = {experiment.KEY: experiment.plan(ctx) for experiment in chosen}
+    for part in (part for parts in plans.values() for part in parts):
+        part.rounds = args.rounds or part.rounds
     return plans
 
 
-def print_plan(plans):
-    rows = [[key, str(plan.count(parts)), f"{estimate_plan_s(parts) / 60:.1f}"]
-            for key, parts in plans.items()]
-    parts = [part for parts in plans.values() for part in parts]
+def print_plan(plans, parts):
+    rows = [[key, str(plan.count(ps)), f"{estimate_plan_s(ps) / 60:.1f}"]
+            for key, ps in plans.items()]
     log(table(["experiment", "runs", "minutes (estimate)"], rows))
     log(f"\n{plan.count(parts)} runs, about {estimate_plan_s(parts) / 60:.0f} minutes of runs "
         "(install and build not counted)")
@@ -184,7 +181,7 @@ def run(args, parser):
             skipped += left_out
     parts = [part for parts in plans.values() for part in parts]
     if args.list:
-        print_plan(plans)
+        print_plan(plans, parts)
         for _, title, reason in skipped:
             log(f"not measured for a remote target: {title}: {reason}")
         return 0
