@@ -43,9 +43,7 @@ class Load:
     def connections(self):
         """New connections the load opens at most (for TIME_WAIT): one per request without
         keep-alive; unknown (the cap) for a timed run."""
-        if self.tool in ("standalone", "tasks") or self.keepalive or self.tool == "wrk":
-            return self.c
-        return self.n
+        return self.c if self.tool in ("standalone", "tasks", "wrk") or self.keepalive else self.n
 
     def text(self):
         """The load as a title says it: 'ab -c 20 -t 3 /html'."""

@@ -101,9 +101,8 @@ def ratios(results, c, costs, other, round_=None):
     the ratio within a round, or that round's alone."""
     def one(u):
         pair = [base("blocking", c, u), base(other, c, u)]
-        if round_ is not None:
-            return ratio(*(results.at(b, round_, "requests_per_s") for b in pair))
-        return median(results.per_round(pair, "requests_per_s", ratio))
+        return ratio(*(results.at(b, round_, "requests_per_s") for b in pair)) \
+            if round_ is not None else median(results.per_round(pair, "requests_per_s", ratio))
     return [one(u) for u in costs]
 
 

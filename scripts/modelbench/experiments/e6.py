@@ -158,9 +158,8 @@ def delayed_database(checkout, rtt_ms, log_prefix):
 def bound(slots, model, delay, rate_at_zero):
     """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured; None
     when 0 ms was not measured."""
-    if rate_at_zero is None or delay == 0:
-        return rate_at_zero
-    return min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
+    return rate_at_zero if rate_at_zero is None or delay == 0 else \
+        min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
 
 
 def latency_per_rtt(results, model, c, delays):
@@ -168,9 +167,7 @@ def latency_per_rtt(results, model, c, delays):
     medians over the delays (None with fewer than two)."""
     points = [(d, results.figure(base_id(model, c, d), "mean_ms")) for d in delays]
     points = [(d, ms) for d, ms in points if ms is not None]
-    if len(points) < 2:
-        return None
-    return statistics.linear_regression(*zip(*points)).slope
+    return None if len(points) < 2 else statistics.linear_regression(*zip(*points)).slope
 
 
 def measured(results, delays):
