@@ -244,8 +244,7 @@ def claims(r):
     nginx = nginx_claims(r) if nginx_bases(r) else []
     if not keys(r):
         return nginx
-    first = r.record(next(base(k) for k in keys(r)))
-    cap = first.get("somaxconn", SERVERS_BACKLOG)
+    cap = r.record(next(base(k) for k in keys(r))).get("somaxconn", SERVERS_BACKLOG)
 
     def posts(s):
         return base(s, POSTS_BACKLOG)
