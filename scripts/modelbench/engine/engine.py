@@ -1,9 +1,8 @@
-"""The one run engine of reproduce, bench and stress: for each group of a plan (engine.plan), in
-its rounds, start the server (or reach the remote one), warm it up before each run, measure the
-run on a quiet machine (again when other work polluted it), record it, and stop the server,
-checking that it ended cleanly. A failed run is recorded with its cause in steps.tsv and the
-others still run. One progress line per run, with an estimate of the time left.
-"""
+"""The one run engine of reproduce, bench and stress: for each group of a plan (engine.plan), in its
+rounds, start the server (or reach the remote one), warm it up before each run, measure the run on a
+quiet machine (again when other work polluted it), record it, and stop the server, checking that it
+ended cleanly. A failed run is recorded with its cause in steps.tsv and the others still run. One
+progress line per run, with an estimate of the time left."""
 
 import contextlib
 import json

@@ -1,13 +1,12 @@
-"""What the engine runs, as data: a Load (one tool's settings), a Run (a load against a server of
-a system, with the flags it gets), Groups of runs that share one started server, and Parts that
-run one after the other, each in rounds.
+"""What the engine runs, as data: a Load (one tool's settings), a Run (a load against a server of a
+system, with the flags it gets), Groups of runs that share one started server, and Parts that run
+one after the other, each in rounds.
 
 Each part runs `rounds` times; every round runs each group of the part once, the groups' order
-turned by one place per round, so that no server always runs first or right after another. A
-group's runs share one server process (its system, variant and flags): with `keep_up` (the
-default) that server stays up across all the part's rounds and is stopped when the part is done;
-without, it is started afresh in every round. Run ids are <base>-r<round>.
-"""
+turned by one place per round, so that no server always runs first or right after another. A group's
+runs share one server process (its system, variant and flags): with `keep_up` (the default) that
+server stays up across all the part's rounds and is stopped when the part is done; without, it is
+started afresh in every round. Run ids are <base>-r<round>."""
 
 from dataclasses import dataclass, field
 from typing import Callable, Optional

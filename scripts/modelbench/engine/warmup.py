@@ -1,16 +1,15 @@
-"""The warm-up before a measured run: load at the run's concurrency, not measured, until the
-server has settled.
+"""The warm-up before a measured run: load at the run's concurrency, not measured, until the server
+has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "Warm and steady"): a freshly started Apache
-prefork (StartServers 5) grows its children 1, 2, 4 … 32 a second and under `ab -c 200` reached
-its 150 only after 13 one-second slices, its requests/s falling from 1,500 to 1,100 meanwhile;
-Node.js's JIT took 4 to 6 slices to go from 770 to 1,400 requests/s at -c 20; the C++ models
-were within 5 % from the first slice. So the rule: one-second slices of ab at the run's
-concurrency (at most MAX_C: a siege crowd sleeps between requests and never has more in flight)
-until the server's process count did not grow over the last slice and that slice's requests/s
-is within STEADY of the slice before it — or of the same run's rate in an earlier round, on a
-server that is already warm — and at most MAX_S seconds.
-"""
+prefork (StartServers 5) grows its children 1, 2, 4 … 32 a second and under `ab -c 200` reached its
+150 only after 13 one-second slices, its requests/s falling from 1,500 to 1,100 meanwhile; Node.js's
+JIT took 4 to 6 slices to go from 770 to 1,400 requests/s at -c 20; the C++ models were within 5 %
+from the first slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C:
+a siege crowd sleeps between requests and never has more in flight) until the server's process count
+did not grow over the last slice and that slice's requests/s is within STEADY of the slice before it
+— or of the same run's rate in an earlier round, on a server that is already warm — and at most
+MAX_S seconds."""
 
 import re
 import subprocess

@@ -134,9 +134,8 @@ def keys_with(results, *base_of):
 
 
 def server_order(results):
-    """Server keys of the results in table order: each real system, then the models standing
-    for it (native, then calibrated); cluster variants after, in the same order; other systems
-    last."""
+    """Server keys of the results in table order: each real system, then the models standing for it
+    (native, then calibrated); cluster variants after, in the same order; other systems last."""
     real = [s.name for s in systems.ALL if s.real]
 
     def rank(item):

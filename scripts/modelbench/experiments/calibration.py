@@ -1,17 +1,16 @@
 """The calibration: the CPU cost that makes each model spend, per /html request, what the real
-system it stands for spends on this machine — blocking against Apache+PHP, async (and its
-cluster) against Node.js — and the models run with it beside the native models and the real
-systems in E1a and E1b.
+system it stands for spends on this machine — blocking against Apache+PHP, async (and its cluster)
+against Node.js — and the models run with it beside the native models and the real systems in E1a
+and E1b.
 
-It needs no runs of its own: E1b measured every real system and every native model, warm, at
--c 1, 20 and 200, and the server's CPU per request (its process tree, /proc) of each. A model's
-cost at a concurrency is what it lacks there: the real system's CPU per request less the native
-model's. One cost per model, the median of the three (docs/experiments.md says why one and not
-one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
-serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
-axis. The calibrated models then run E1b and E1a; the report holds them to their real system
-within ±25 % on requests/s and on CPU per request at every concurrency, and names the measured
-cause of every miss.
+It needs no runs of its own: E1b measured every real system and every native model, warm, at -c 1,
+20 and 200, and the server's CPU per request (its process tree, /proc) of each. A model's cost at a
+concurrency is what it lacks there: the real system's CPU per request less the native model's. One
+cost per model, the median of the three (docs/experiments.md says why one and not one per
+concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that serves each
+page, so that it adds itself to the model's CPU per request and is a point on E5's axis. The
+calibrated models then run E1b and E1a; the report holds them to their real system within ±25 % on
+requests/s and on CPU per request at every concurrency, and names the measured cause of every miss.
 """
 
 import json

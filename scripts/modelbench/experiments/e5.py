@@ -1,17 +1,15 @@
-"""E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on
-the thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the
-blocking model (a thread per connection, and Apache's prefork lifecycle), the async model (one
-event loop) and the async cluster (a loop per core).
+"""E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on the
+thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the blocking
+model (a thread per connection, and Apache's prefork lifecycle), the async model (one event loop)
+and the async cluster (a loop per core).
 
 The single event loop spends every request's cost on its one thread, so it serves at most one
-second's worth of costs per second; the blocking model spends it on many threads over every
-core, and the cluster on a loop per core. Where the blocking model overtakes the single loop,
-and where the cluster stops keeping up with the blocking model, are read from the measured
-points: the cost at which the blocking model's requests/s over the other's reaches ×1, taken at
-each cost as the median over the rounds of the ratio within a round, its logarithm interpolated
-linearly between the two measured costs around it (so that it falls where the lines cross on
-the plot's log scale).
-"""
+second's worth of costs per second; the blocking model spends it on many threads over every core,
+and the cluster on a loop per core. Where the blocking model overtakes the single loop, and where
+the cluster stops keeping up with the blocking model, are read from the measured points: the cost at
+which the blocking model's requests/s over the other's reaches ×1, taken at each cost as the median
+over the rounds of the ratio within a round, its logarithm interpolated linearly between the two
+measured costs around it (so that it falls where the lines cross on the plot's log scale)."""
 
 import math
 import os
