@@ -269,14 +269,13 @@ def targets(rows):
 def cost_section(results):
     """The cost tables (µs per request, medians over the rounds) and their targets."""
     def us(key, case):
-        value = results.per_request_ms(cost_base(key, case), "server")
-        return None if value is None else 1000 * value
+        return fmt(results.per_request_ms(cost_base(key, case), "server"), 1, scale=1000)
 
-    table_rows = [[key] + [fmt(us(key, case), 1) for case in COST_CASES] for key, *_ in
-                  COST_SERVERS if any(results.has(cost_base(key, c)) for c in COST_CASES)]
+    table_rows = [[key] + [us(key, case) for case in COST_CASES] for key, *_ in COST_SERVERS
+                  if any(results.has(cost_base(key, c)) for c in COST_CASES)]
     if not table_rows:
         return []
-    floors = [[f"floor: {key}", fmt(us(key, "floor"), 1)] for key in COST_FLOORS
+    floors = [[f"floor: {key}", us(key, "floor")] for key in COST_FLOORS
               if results.has(cost_base(key, "floor"))]
 
     def over_floor(key, floor):
