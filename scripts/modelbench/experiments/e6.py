@@ -219,8 +219,7 @@ def section(results):
     ]
     rows = []
     for m, c in pairs:
-        status = next((results.status(base_id(m, c, d)) for d in delays
-                       if results.status(base_id(m, c, d))), [])
+        status = next(filter(None, (results.status(base_id(m, c, d)) for d in delays)), [])
         if not status:
             continue
         slots = m.slots(c, status)
