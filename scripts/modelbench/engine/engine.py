@@ -277,12 +277,10 @@ class Engine:
                                         (f" (server log {target.process.stderr_path})"
                                          if target.local else ""), meta)
                 warmup.settle(target)
-            requests, time_limit = None, None
-            if load.tool == "ab" and load.seconds:
-                rate = (warm.rate if warm else None) or self._earlier_rate(run, round_)
-                if rate:
-                    requests = max(MIN_REQUESTS, int(rate * load.seconds))
-                    time_limit = TIME_LIMIT_FACTOR * load.seconds + 5
+            rate = ((warm.rate if warm else None) or self._earlier_rate(run, round_)
+                    if load.tool == "ab" and load.seconds else None)
+            requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
+            time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
             record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),

@@ -34,18 +34,17 @@ def base(key, with_l=False):
 
 def plan(ctx):
     n = REQUESTS[ctx.size]
+    plain = Load("ab", "/factorial", 5, n=n)
+    variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
+    page = Load("ab", "/html", 5, n=n)
     groups = []
-    for server in ctx.servers(SYSTEMS, needs="/factorial"):
-        plain = Load("ab", "/factorial", 5, n=n)
-        variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
-        page = Load("ab", "/html", 5, n=n)
+    for s in ctx.servers(SYSTEMS, needs="/factorial"):
         # The -l run follows on the same server, warm from the run before it.
-        runs = [Run(base(server.key), f"E3 {server.key}: {plain.text()}", KEY, server, plain),
-                Run(base(server.key, True), f"E3 {server.key}: {variable.text()}", KEY, server,
-                    variable, warm=False)]
-        if server.system.name != "node":
-            runs.append(Run(page_base(server.key), f"E3 {server.key}: {page.text()}", KEY,
-                            server, page))
+        runs = [Run(base(s.key), f"E3 {s.key}: {plain.text()}", KEY, s, plain),
+                Run(base(s.key, True), f"E3 {s.key}: {variable.text()}", KEY, s, variable,
+                    warm=False)]
+        if s.system.name != "node":
+            runs.append(Run(page_base(s.key), f"E3 {s.key}: {page.text()}", KEY, s, page))
         groups.append(Group(runs))
     return [Part(groups, ROUNDS[ctx.size])]
 
