@@ -127,8 +127,7 @@ def deferred_claim(r):
 def siege_claims(r):
     def similar_side(blocking_like, async_like):
         b, a = siege_base(blocking_like, 500), siege_base(async_like, 500)
-        rate = r.paired([a, b], "requests_per_s", ratio)
-        failed = r.paired([b, a], "failed", max)
+        rate, failed = r.paired([a, b], "requests_per_s", ratio), r.paired([b, a], "failed", max)
         if rate is None or failed is None:
             return needs(b, a)
         evidence = (f"{blocking_like} {fmt(r.figure(b, 'requests_per_s'))} trans/s "
@@ -138,10 +137,9 @@ def siege_claims(r):
                     f"{blocking_like} {spread_text(rate, prefix='×')}")
 
         def cause():
-            return (f"{blocking_like}: {cpu_per_request(r, b)}, siege concurrency "
-                    f"{fmt(r.figure(b, 'siege_concurrency'), 1)}, {machine_split(r, b)}; "
-                    f"{async_like}: {cpu_per_request(r, a)}, siege concurrency "
-                    f"{fmt(r.figure(a, 'siege_concurrency'), 1)}, {machine_split(r, a)}.")
+            return "; ".join(f"{name}: {cpu_per_request(r, x)}, siege concurrency "
+                             f"{fmt(r.figure(x, 'siege_concurrency'), 1)}, {machine_split(r, x)}"
+                             for name, x in ((blocking_like, b), (async_like, a))) + "."
         return judged(evidence, all_of(within(rate, SIMILAR_LOW, SIMILAR_HIGH),
                                        at_most(failed, 0)), cause, rate)
 
