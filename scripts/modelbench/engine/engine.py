@@ -291,9 +291,8 @@ class Engine:
         """The run's requests/s in the round before, if it was measured."""
         if round_ < 2:
             return None
-        path = os.path.join(self.directory, "runs", f"{run.base}-r{round_ - 1}.json")
         try:
-            with open(path) as f:
+            with open(os.path.join(self.directory, "runs", f"{run.base}-r{round_ - 1}.json")) as f:
                 return json.load(f).get("figures", {}).get("requests_per_s")
         except (OSError, ValueError):
             return None
