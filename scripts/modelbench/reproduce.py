@@ -165,8 +165,7 @@ def run(args, parser):
         except (OSError, ValueError) as error:
             print(f"reproduce.sh: --compare: {error}", file=sys.stderr)
             return 2
-        text, _ = summary.compare(a, b, *args.compare)
-        log(text)
+        log(summary.compare(a, b, *args.compare)[0])
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
