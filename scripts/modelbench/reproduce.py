@@ -131,8 +131,7 @@ def ending(directory, claims, settings, failures, plot_errors):
     """What the terminal shows at the end: the verdicts by side and where everything is."""
     if claims:
         log(table(["claim", "real systems", "models"],
-                  [[c.key, c.real.verdict, c.model.verdict] for c in claims]))
-        log()
+                  [[c.key, c.real.verdict, c.model.verdict] for c in claims]) + "\n")
     for name in ("report.md", "summary.json", "results.csv"):
         log(f"== {name}: {os.path.join(directory, name)}")
     plots_ = sorted(f for f in os.listdir(directory) if f.endswith(".png"))
@@ -144,8 +143,7 @@ def ending(directory, claims, settings, failures, plot_errors):
     if failures:
         log(f"== {failures} step(s) failed:")
         with open(os.path.join(directory, "steps.tsv")) as f:
-            for line in f:
-                fields = line.rstrip("\n").split("\t")
+            for fields in (line.rstrip("\n").split("\t") for line in f):
                 log(f"   {fields[0]}\t{fields[2]}")
 
 
