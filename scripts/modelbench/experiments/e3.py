@@ -75,10 +75,8 @@ def section(results):
     first = results.record(found[0])
     labels = [results.label(results.record(b)["server"]) + (" -l" if b.endswith("-l") else "")
               for b in found]
-    extra = [
-        ["of which Length failures"] + [fmt(results.figure(b, "failed_length"), 0) for b in found],
-        ["complete requests"] + [fmt(results.figure(b, "complete"), 0) for b in found],
-    ]
+    extra = [[label] + [fmt(results.figure(b, key), 0) for b in found] for label, key in
+             (("of which Length failures", "failed_length"), ("complete requests", "complete"))]
     return "\n".join([
         f"## {TITLE}", "",
         f"`ab -r -n {first.get('requests')} -c {first.get('concurrency')}` against `/factorial` "
