@@ -426,9 +426,8 @@ def run(args, parser):
     except KeyboardInterrupt:
         print("bench.sh: interrupted", file=sys.stderr)
         return 130
-    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]),
+    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]), "rounds": args.rounds,
                 "started": started.strftime("%Y-%m-%d %H:%M"), "seconds": seconds,
-                "rounds": args.rounds,
                 "run_s": (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()}
     report, failures = write_report(directory, settings)
     print(report)
