@@ -170,22 +170,18 @@ def latency_per_rtt(results, model, c, delays):
     return None if len(points) < 2 else statistics.linear_regression(*zip(*points)).slope
 
 
-def measured(results, delays):
-    """The models, concurrencies and delays with a run, in table order."""
-    return [(m, c) for m in MODELS for c in CONCURRENCIES
-            if any(results.has(base_id(m, c, d)) for d in delays)]
-
-
-def delays_run(results):
-    return [d for d in DELAYS_MS
-            if any(results.has(base_id(m, c, d)) for m in MODELS for c in CONCURRENCIES)]
+def measured(results):
+    """The delays, and the (model, concurrency) pairs, with a run, in table order."""
+    delays = [d for d in DELAYS_MS
+              if any(results.has(base_id(m, c, d)) for m in MODELS for c in CONCURRENCIES)]
+    return delays, [(m, c) for m in MODELS for c in CONCURRENCIES
+                    if any(results.has(base_id(m, c, d)) for d in delays)]
 
 
 def section(results):
-    delays = delays_run(results)
+    delays, pairs = measured(results)
     if not delays:
         return ""
-    pairs = measured(results, delays)
     parts = [
         "## E6 — the database across a network", "",
         "`ab -c 20` and `-c 200` against `/html` with MariaDB behind `delay_proxy`, a TCP "
@@ -249,10 +245,9 @@ COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
 
 
 def plots(results):
-    delays = delays_run(results)
+    delays, pairs = measured(results)
     if not delays:
         return []
-    pairs = measured(results, delays)
     columns = ["rtt_ms"] + [f"{m.name}_c{c}_{what}" for m, c in pairs for what in ("rps", "mean")]
     rows = [[d] + [results.figure(base_id(m, c, d), key) for m, c in pairs
                    for key in ("requests_per_s", "mean_ms")] for d in delays]
