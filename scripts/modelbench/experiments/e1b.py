@@ -161,9 +161,8 @@ def flat_claim(r, real, model, name):
 
 def cluster_claim(r):
     def side(single, cluster):
-        gains = {c: r.paired([base(cluster, c), base(single, c)], "requests_per_s", ratio)
-                 for c in (20, 200)}
-        measured = {c: g for c, g in gains.items() if g is not None}
+        measured = {c: g for c in (20, 200) if (g := r.paired(
+            [base(cluster, c), base(single, c)], "requests_per_s", ratio)) is not None}
         if not measured:
             return needs(base(single, 20), base(cluster, 20))
         evidence = "; ".join(
