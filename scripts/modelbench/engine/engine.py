@@ -114,8 +114,7 @@ class Engine:
         here (optional), which is reported but fails nothing."""
         self.failures += not optional
         with open(self.steps_file, "a") as f:
-            f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t"
-                    f"{log_path}\n")
+            f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t{log_path}\n")
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
