@@ -15,7 +15,6 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
-me=scripts/test.sh
 
 variants=(release asan tsan)
 tier=all
@@ -24,7 +23,7 @@ case "${1:-}" in
     --quick) variants=(release); tier=quick ;;
     --unit) variants=(release); tier=unit ;;
     -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "$me: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
+    *) echo "scripts/test.sh: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
 esac
 
 groups=()  # the unit tier needs only these; the others every group

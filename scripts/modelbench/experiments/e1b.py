@@ -25,7 +25,6 @@ SECONDS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
 # The post's counts (-n 2000 at -c 20, -n 20000 at -c 200; -c 1 not given): --posts-counts and
 # --full.
 POSTS_N = {1: 1000, 20: 2000, 200: 20000}
-
 FLAT_LOW, FLAT_HIGH = 0.75, 1.33  # "roughly flat": within -25 % / +33 % of the -c 20 rate
 LATENCY_GROWTH = 2.0  # mean latency at -c 200 at least twice that at -c 20
 CLUSTER_GAIN = 1.25  # cluster mode at least 25 % more requests/s than one worker
