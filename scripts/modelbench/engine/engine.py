@@ -135,8 +135,7 @@ class Engine:
                     if part.keep_up:
                         up[id(group)] = held
                 for run in group.runs:
-                    progress.step(f"{run.title} (round {round_}/{part.rounds})",
-                                  estimate_s(run))
+                    progress.step(f"{run.title} (round {round_}/{part.rounds})", estimate_s(run))
                     records.append(self._run(run, round_, held))
                 if not part.keep_up:
                     held.stack.close()

@@ -83,8 +83,7 @@ def section(results):
         f"worker per core ({results.cores} here).", "",
     ] + parts + [
         "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
-        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "",
-        post, "",
+        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "", post, "",
         "![e1b-requests-per-s.png](e1b-requests-per-s.png)",
         "![e1b-latency.png](e1b-latency.png)", "",
     ])

@@ -211,8 +211,7 @@ def section(results):
         "and their difference, the thread's start and end.", "",
         table(["", "blocking (req/s)", "blocking prefork (req/s)", "prefork ÷ blocking",
                "blocking: server CPU per request (ms)", "prefork: server CPU per request (ms)",
-               "difference", "peak threads: blocking", "prefork"], prefork), "",
-        plot, "",
+               "difference", "peak threads: blocking", "prefork"], prefork), "", plot, "",
     ])
 
 
