@@ -167,8 +167,7 @@ def run(args, parser):
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
-        claims, settings, failures, plot_errors = write_report(args.report, chosen)
-        ending(args.report, claims, settings, failures, plot_errors)
+        ending(args.report, *write_report(args.report, chosen))
         return 0
     plans = make_plan(args, chosen, names)
     skipped = []
