@@ -190,17 +190,13 @@ def cluster_claim(r):
 def faster_claims(r):
     def side(blocking_like, async_like, threshold):
         b, a = base(blocking_like, 20), base(async_like, 20)
-
-        def describe(spread):
-            return (f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, {async_like} "
-                    f"{fmt(r.figure(a, 'requests_per_s'))} req/s "
-                    f"({spread_text(spread, prefix='×')})")
-
-        def cause():
-            return (f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
-                    f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
-        return ratio_side(r, b, a, "requests_per_s", lambda spread: at_least(spread, threshold),
-                          describe, cause)
+        return ratio_side(
+            r, b, a, "requests_per_s", lambda spread: at_least(spread, threshold),
+            lambda spread: f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, "
+            f"{async_like} {fmt(r.figure(a, 'requests_per_s'))} req/s "
+            f"({spread_text(spread, prefix='×')})",
+            lambda: f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
+            f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
 
     return [
         Claim("E1b PHP faster",
@@ -217,13 +213,11 @@ def faster_claims(r):
 def driver_claim(r):
     """mysql-native against mysql under ab, the real side only."""
     native, mysql = base("node-native", 20), base("node", 20)
-
-    def describe(spread):
-        return (f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
-                f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
-                f"({spread_text(spread, prefix='×')})")
     real = not_runnable(r, native) or ratio_side(
-        r, native, mysql, "requests_per_s", lambda spread: at_most(spread, 1.0), describe,
+        r, native, mysql, "requests_per_s", lambda spread: at_most(spread, 1.0),
+        lambda spread: f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
+        f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
+        f"({spread_text(spread, prefix='×')})",
         lambda: f"mysql-native: {cpu_per_request(r, native)}; mysql: {cpu_per_request(r, mysql)}.")
     return Claim("E1b mysql-native",
                  "Under ab, Node.js with mysql-native is slower still than with mysql (E1b)",

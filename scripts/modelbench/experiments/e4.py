@@ -148,19 +148,15 @@ def siege_claims(r):
         side's over the blocking side's."""
         b, a = siege_base(blocking_like, 1000), siege_base(async_like, 1000)
         unit = "trans/s" if key == "requests_per_s" else "siege concurrency"
-
-        def describe(spread):
-            return (f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
-                    f"{fmt(r.figure(a, key))} {unit} ({spread_text(spread, prefix='×')})")
-
-        def cause():
-            return "; ".join(
+        first, second = (b, a) if key == "requests_per_s" else (a, b)
+        return ratio_side(
+            r, first, second, key, lambda spread: at_least(spread, threshold),
+            lambda spread: f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
+            f"{fmt(r.figure(a, key))} {unit} ({spread_text(spread, prefix='×')})",
+            lambda: "; ".join(
                 f"{name}: {fmt(r.figure(x, 'requests_per_s'))} trans/s, mean "
                 f"{ms(r.figure(x, 'mean_ms'), 0)}, {cpu_per_request(r, x)}, {machine_split(r, x)}"
-                for name, x in ((blocking_like, b), (async_like, a))) + "."
-        first, second = (b, a) if key == "requests_per_s" else (a, b)
-        return ratio_side(r, first, second, key, lambda spread: at_least(spread, threshold),
-                          describe, cause)
+                for name, x in ((blocking_like, b), (async_like, a))) + ".")
 
     return [
         Claim("E4 siege 500",
