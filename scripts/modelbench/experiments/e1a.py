@@ -90,12 +90,6 @@ def claims(results):
     def side(blocking_like, async_like):
         b, a = base(blocking_like), base(async_like)
 
-        def describe(ratio):
-            return (f"real: {blocking_like} "
-                    f"{spread_text(results.spread(b, 'real_s'), 3, suffix=' s')}, {async_like} "
-                    f"{spread_text(results.spread(a, 'real_s'), 3, suffix=' s')}; "
-                    f"{async_like} ÷ {blocking_like} {spread_text(ratio, prefix='×')}")
-
         def cause():
             def split(b_, name):
                 n = results.figure(b_, "iterations")
@@ -106,9 +100,12 @@ def claims(results):
             slower = ("async" if results.figure(a, "real_s") > results.figure(b, "real_s")
                       else "blocking")
             return f"the {slower} side is slower: {split(b, blocking_like)}; {split(a, async_like)}."
-
-        return ratio_side(results, a, b, "real_s", lambda ratio: within(ratio, LOW, HIGH),
-                          describe, cause)
+        return ratio_side(
+            results, a, b, "real_s", lambda spread: within(spread, LOW, HIGH),
+            lambda spread: f"real: {blocking_like} "
+            f"{spread_text(results.spread(b, 'real_s'), 3, suffix=' s')}, {async_like} "
+            f"{spread_text(results.spread(a, 'real_s'), 3, suffix=' s')}; "
+            f"{async_like} ÷ {blocking_like} {spread_text(spread, prefix='×')}", cause)
 
     if not any(results.has(base(k)) for k in SIDES["real"] + SIDES["model"]):
         return []
@@ -124,16 +121,13 @@ def driver_claim(r):
     """mysql-native against mysql, the real side only: the models have no such driver."""
     native, mysql = base("node-native"), base("node")
 
-    def describe(ratio):
-        return (f"real: node with mysql {spread_text(r.spread(mysql, 'real_s'), 3)} s, "
-                f"with mysql-native {spread_text(r.spread(native, 'real_s'), 3)} "
-                f"s; ×{ratio.median:.2f}")
-
     def own(b):
         return f"own CPU {own_ms(r, b, r.figure(b, 'iterations') or 1):.2f} ms per iteration"
     real = not_runnable(r, native) or ratio_side(
-        r, native, mysql, "real_s", lambda ratio: at_most(ratio, 0.9), describe,
-        lambda: f"mysql-native: {own(native)}; mysql: {own(mysql)}.")
+        r, native, mysql, "real_s", lambda spread: at_most(spread, 0.9),
+        lambda spread: f"real: node with mysql {spread_text(r.spread(mysql, 'real_s'), 3)} s, "
+        f"with mysql-native {spread_text(r.spread(native, 'real_s'), 3)} s; "
+        f"×{spread.median:.2f}", lambda: f"mysql-native: {own(native)}; mysql: {own(mysql)}.")
     return Claim("E1a mysql-native",
                  "Node.js with mysql-native runs the workload faster than with mysql (E1a: "
                  "7.533 s vs 9.771 s real)",
