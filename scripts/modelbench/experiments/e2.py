@@ -204,13 +204,10 @@ def failures_side(r, names, base_of):
     evidence = "; ".join(f"{s}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
                          f"{spread_text(r.spread(b, 'non2xx'), 0)} non-2xx"
                          for s, b in zip(names, bases))
-
-    def cause():
-        return "; ".join(
-            f"{s}: {fmt(r.figure(b, 'failed_length'), 0)} Length and "
-            f"{fmt(r.figure(b, 'failed_other'), 0)} connect/receive/exception failures, "
-            f"{fmt(r.figure(b, 'non2xx'), 0)} non-2xx" for s, b in zip(names, bases)) + "."
-    return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), cause, worst)
+    return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), lambda: "; ".join(
+        f"{s}: {fmt(r.figure(b, 'failed_length'), 0)} Length and "
+        f"{fmt(r.figure(b, 'failed_other'), 0)} connect/receive/exception failures, "
+        f"{fmt(r.figure(b, 'non2xx'), 0)} non-2xx" for s, b in zip(names, bases)) + ".", worst)
 
 
 def slow_side(r, names, base_of, queue, overflowed=False):

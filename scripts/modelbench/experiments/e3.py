@@ -102,12 +102,10 @@ def claims(r):
             f"{s}: {spread_text(r.spread(p, 'failed_length'), 0)} Length failures of "
             f"{fmt(r.figure(p, 'complete'), 0)}, with -l {spread_text(r.spread(l, 'failed'), 0)} "
             "failed" for s, p, l in zip(systems, plain, with_l))
-
-        def cause():
-            return (f"Length failures without -l {spread_text(fewest, 0)} (the fewest of the "
-                    f"side), failed with -l {spread_text(most_with_l, 0)} (the most): "
-                    f"{r.record(plain[0]).get('command', '')}.")
-        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)), cause, fewest)
+        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)),
+                      lambda: f"Length failures without -l {spread_text(fewest, 0)} (the fewest "
+                      f"of the side), failed with -l {spread_text(most_with_l, 0)} (the most): "
+                      f"{r.record(plain[0]).get('command', '')}.", fewest)
 
     return [Claim("E3 Length",
                   "ab counts responses whose length differs from the first as failed (Length); "
