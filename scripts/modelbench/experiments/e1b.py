@@ -95,8 +95,7 @@ def section(results):
 def cores_claim(r):
     def side(blocking_like, async_like):
         b, a = base(blocking_like, 200), base(async_like, 200)
-        spread_cpu = r.spread(b, "server_cpu_pct_core")
-        busy = r.spread(b, "machine_busy_pct")
+        spread_cpu, busy = (r.spread(b, key) for key in ("server_cpu_pct_core", "machine_busy_pct"))
         single = r.spread(a, "server_cpu_pct_core")
         if None in (spread_cpu, busy, single):
             return needs(b, a)
