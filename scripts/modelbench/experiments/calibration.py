@@ -62,8 +62,7 @@ def choose(results, model):
 
 
 def flags(model):
-    """The calibrated flags of a model, a callable of the results directory (the engine calls
-    it once E1b has run)."""
+    """A model's calibrated flags: a callable of the results directory, called once E1b ran."""
     def of(directory):
         choice = read(directory).get(model) or choose(Results(directory, load_runs(directory)),
                                                       model)

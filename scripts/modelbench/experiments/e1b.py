@@ -105,15 +105,13 @@ def cores_claim(r):
                     f"core, machine {spread_text(busy, 0, suffix=' %')} busy; {async_like} "
                     f"{spread_text(single, 0, suffix=' %')} of one core "
                     f"({fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s))")
-
-        def cause():
-            return causes((all_of(verdicts["spread"], verdicts["busy"]),
-                           f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
-                           f"{machine_split(r, b)}"),
-                          (verdicts["single"], f"{async_like} used more than one core: "
-                           f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
-                           f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)"))
-        return judged(evidence, all_of(*verdicts.values()), cause, spread_cpu)
+        return judged(evidence, all_of(*verdicts.values()), lambda: causes(
+            (all_of(verdicts["spread"], verdicts["busy"]),
+             f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
+             f"{machine_split(r, b)}"),
+            (verdicts["single"], f"{async_like} used more than one core: "
+             f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
+             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")), spread_cpu)
 
     return Claim("E1b cores",
                  "The Apache+PHP side spreads over every core; one Node.js process uses at most "
@@ -135,19 +133,16 @@ def flat_claim(r, real, model, name):
                     f"{ms(r.figure(high, 'mean_ms'))} ({spread_text(growth, 1, prefix='×')})")
         verdict_rate = within(rate, FLAT_LOW, FLAT_HIGH)
         verdict_latency = at_least(growth, LATENCY_GROWTH)
-
-        def cause():
-            return causes(
-                (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
-                 f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
-                 f"{machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
-                 f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
-                 f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
-                 f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
-                 f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200"),
-                (verdict_latency, f"mean latency grew only ×{growth.median:.1f} while the rate "
-                 f"changed ×{rate.median:.2f}"))
-        return judged(evidence, all_of(verdict_rate, verdict_latency), cause, rate)
+        return judged(evidence, all_of(verdict_rate, verdict_latency), lambda: causes(
+            (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
+             f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
+             f"{machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
+             f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
+             f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
+             f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
+             f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200"),
+            (verdict_latency, f"mean latency grew only ×{growth.median:.1f} while the rate "
+             f"changed ×{rate.median:.2f}")), rate)
 
     return Claim(f"E1b flat: {name}",
                  f"Throughput stays roughly flat from -c 20 to -c 200 while mean latency grows — "

@@ -108,13 +108,10 @@ def deferred_claim(r):
             f"after it in {sum(r.values(x, 'task_two_after_response'))} of "
             f"{len(r.values(x, 'task_two_after_response'))} runs"
             for name, x in ((blocking_like, b), (async_like, a))))
-
-        def cause():
-            return "the task log of the first run: " + " / ".join(
-                f"{name}: " + ", ".join(line.split("  ", 2)[-1] for line in
-                                        r.record(x).get("timeline", []))
-                for name, x in ((blocking_like, b), (async_like, a))) + "."
-        return judged(evidence, all_of(*verdicts), cause, response[a])
+        return judged(evidence, all_of(*verdicts), lambda: "the task log of the first run: " + (
+            " / ".join(f"{name}: " + ", ".join(line.split("  ", 2)[-1]
+                                               for line in r.record(x).get("timeline", []))
+                       for name, x in ((blocking_like, b), (async_like, a)))) + ".", response[a])
 
     return Claim("E4 deferred task",
                  "The deferred task runs after the response on the Node.js side and before it on "
