@@ -56,16 +56,12 @@ for name in "${wanted[@]}"; do
     fi
 done
 
-if [ "$list_only" -eq 1 ]; then
-    printf '%s\n' "${packages[@]}"
-    exit 0
-fi
+[ "$list_only" -eq 0 ] || { printf '%s\n' "${packages[@]}"; exit 0; }
 
 missing=()
 for p in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$p")
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -87,10 +83,8 @@ if [[ " ${wanted[*]} " == *" node "* ]]; then
     node_dir="$root/servers/node"
     if [ ! -d "$node_dir/node_modules" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules" ]; then
         echo "deps: npm ci in servers/node"
-        (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || {
-            echo "deps: npm ci in servers/node failed" >&2
-            exit 1
-        }
+        (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) \
+            || { echo "deps: npm ci in servers/node failed" >&2; exit 1; }
         touch "$node_dir/node_modules"
     fi
 fi

@@ -15,7 +15,6 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
-me=scripts/test.sh
 
 variants=(release asan tsan)
 tier=all
@@ -24,14 +23,12 @@ case "${1:-}" in
     --quick) variants=(release); tier=quick ;;
     --unit) variants=(release); tier=unit ;;
     -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "$me: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
+    *) echo "scripts/test.sh: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
 esac
 
-if [ "$tier" = unit ]; then
-    bash scripts/deps.sh base build tools test || exit 1
-else
-    bash scripts/deps.sh || exit 1
-fi
+groups=()  # the unit tier needs only these; the others every group
+[ "$tier" = unit ] && groups=(base build tools test)
+bash scripts/deps.sh "${groups[@]}" || exit 1
 
 status=0
 echo "== format: clang-format --dry-run --Werror on every C++ file"
@@ -65,11 +62,7 @@ for variant in "${variants[@]}"; do
         asan) dir=build-asan; args=(-DMODELBENCH_SANITIZE=address) ;;
         tsan) dir=build-tsan; args=(-DMODELBENCH_SANITIZE=thread) ;;
     esac
-    if ! build "$dir" "${args[@]}"; then
-        echo "== $variant: build FAILED"
-        status=1
-        continue
-    fi
+    build "$dir" "${args[@]}" || { echo "== $variant: build FAILED"; status=1; continue; }
     echo "== tests: $variant"
     # The unit tier runs the label unit; sanitizer builds skip the load runs (they measure the
     # real build) and the harness's own tests (Python: nothing to instrument).

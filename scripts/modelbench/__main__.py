@@ -27,8 +27,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog=f"scripts/{argv[0]}.sh", description=verb.__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     verb.add_arguments(parser)
-    args = parser.parse_args(argv[1:])
-    return verb.run(args, parser)
+    return verb.run(parser.parse_args(argv[1:]), parser)
 
 
 if __name__ == "__main__":

@@ -43,9 +43,9 @@ SERVERS = {
     "async": ("async", False, (), "ceiling-async-loop"),
     "async-cluster": ("async", True, (), "ceiling-async-loop"),
 }
-CEILINGS = {"ceiling-per-connect": ("blocking", ("--db-connection", "per-request")),
-            "ceiling-persistent": ("blocking", ("--db-connection", "persistent")),
-            "ceiling-async-loop": ("async", ())}
+# ceiling: (system, flags), the standalone loop of each single-worker server's model and mode.
+CEILINGS = {ceiling: (system, flags) for system, cluster, flags, ceiling in SERVERS.values()
+            if not cluster}
 LABELS = {"blocking-per-request": "blocking, per-request", "blocking-persistent":
           "blocking, persistent", "async": "async, 1 worker", "async-cluster":
           "async, 1 worker per core", "ceiling-per-connect":
@@ -135,28 +135,20 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
             ceilings.append(Group([Run(ceiling_base(name, k), f"{name} K={k}: {n} iterations",
                                        "bench", server, Load("standalone", n=n),
                                        flags=("--concurrency", str(k), *flags), warm=False)]))
+    # (tool, endpoint, c, keep-alive) of every server's runs: ab, ab -k on /hello, wrk.
+    loads = ([("ab", e, c, False) for e in ENDPOINTS for c in CONCURRENCIES] +
+             [("ab", "/hello", c, True) for c in CONCURRENCIES] +
+             [("wrk", e, c, False) for e in WRK_PATHS for c in CONCURRENCIES])
     servers = []
     for name, (system, cluster, flags, _) in SERVERS.items():
         server = ctx.server(system, cluster=cluster, own_flags=flags, key=name)
-        runs = []
-        for endpoint in ENDPOINTS:
-            for c in CONCURRENCIES:
-                runs.append(Run(cell_base(name, endpoint, c), f"{name} {endpoint} ab -c {c}",
-                                "bench", server, Load("ab", endpoint, c, seconds=seconds)))
-        for c in CONCURRENCIES:
-            runs.append(Run(cell_base(name, "/hello", c, keepalive=True),
-                            f"{name} /hello ab -k -c {c}", "bench", server,
-                            Load("ab", "/hello", c, seconds=seconds, keepalive=True)))
-        for endpoint in WRK_PATHS:
-            for c in CONCURRENCIES:
-                runs.append(Run(cell_base(name, endpoint, c, "wrk"),
-                                f"{name} {endpoint} wrk -c {c}", "bench", server,
-                                Load("wrk", endpoint, c, seconds=seconds)))
-        servers.append(Group(runs))
+        servers.append(Group([Run(cell_base(name, e, c, tool, k),
+                                  f"{name} {e} {tool}{' -k' if k else ''} -c {c}", "bench",
+                                  server, Load(tool, e, c, seconds=seconds, keepalive=k))
+                              for tool, e, c, k in loads]))
     memory = [Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench",
                          ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
-                                    key=f"{name}-memory"),
-                         Load("hold", path, held), warm=False)])
+                                    key=f"{name}-memory"), Load("hold", path, held), warm=False)])
               for name, system, flags, path, held in (
                   ("async", "async", (), "/hello", ASYNC_IDLE_CONNECTIONS),
                   ("blocking-per-request", "blocking", SERVERS["blocking-per-request"][2],
@@ -178,12 +170,7 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
     return [parts[name] for name in chosen]
 
 
-# ---------------------------------------------------------------------------------------------
-# The report
-
-
-def per_request(results, base, who):
-    return results.per_request_ms(base, who)
+# ---- the report ------------------------------------------------------------------------------
 
 
 def summaries(results):
@@ -198,16 +185,15 @@ def summaries(results):
                "concurrency": record.get("concurrency"),
                "keepalive": int(base.endswith("-k") or record.get("tool") == "wrk"),
                "runs": len(results.rounds(base))}
-        for key in ("requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
-                    "iterations_per_s", "rss_mib", "threads", "fds"):
-            row[key] = results.figure(base, key)
-        for who in ("server", "db", "client"):
-            row[f"{who}_cpu_ms_per_req"] = per_request(results, base, who)
+        row.update({key: results.figure(base, key) for key in (
+            "requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
+            "iterations_per_s", "rss_mib", "threads", "fds")})
+        row.update({f"{who}_cpu_ms_per_req": results.per_request_ms(base, who)
+                    for who in ("server", "db", "client")})
         rows[base] = row
     for base, row in rows.items():
         if row["tool"] == "standalone":
-            row["requests_per_s"] = row["iterations_per_s"]
-            row["mean_ms"] = None
+            row.update(requests_per_s=row["iterations_per_s"], mean_ms=None)
             if row["server_cpu_ms_per_req"] and row["db_cpu_ms_per_req"]:
                 row["server_cpu_over_db"] = row["server_cpu_ms_per_req"] / row["db_cpu_ms_per_req"]
             continue
@@ -229,58 +215,54 @@ def summaries(results):
     return rows
 
 
-def verdict(holds, measured):
-    if measured is None:
-        return "not measured"
-    return "held" if holds else "**missed**"
+def verdict(measured, holds):
+    """'held' when holds(measured), 'not measured' when measured is None."""
+    return "not measured" if measured is None else "held" if holds(measured) else "**missed**"
 
 
 def targets(rows):
     """(target, measured, verdict) for each performance target."""
     out = []
-    k = min(20, CORES)
     for server, minimum in MIN_RATIO.items():
         row = rows.get(cell_base(server, "/html", 20), {})
         ratio = row.get("ratio_to_ceiling")
         out.append((f"/html ab -c 20: {LABELS[server]} ≥ {minimum:.0%} of "
-                    f"{LABELS[SERVERS[server][3]]} K={k}",
+                    f"{LABELS[SERVERS[server][3]]} K={min(20, CORES)}",
                     "–" if ratio is None else f"{row['requests_per_s']:,.0f} / "
                     f"{row['ceiling_requests_per_s']:,.0f} req/s = {ratio:.0%}",
-                    verdict(ratio is not None and ratio >= minimum, ratio)))
+                    verdict(ratio, lambda v: v >= minimum)))
     for server, (_, _, _, ceiling) in SERVERS.items():
-        worst = max(((rows.get(cell_base(server, "/html", c), {}).get("server_cpu_over_db"), c)
-                     for c in CONCURRENCIES), key=lambda v: -1 if v[0] is None else v[0])
+        worst, at = max(((rows.get(cell_base(server, "/html", c), {}).get("server_cpu_over_db"),
+                          c) for c in CONCURRENCIES), key=lambda v: -1 if v[0] is None else v[0])
         floor = rows.get(ceiling_base(ceiling, 1), {}).get("server_cpu_over_db")
-        measured = "–" if worst[0] is None else f"at most {worst[0]:.0%} (at -c {worst[1]})"
+        measured = "–" if worst is None else f"at most {worst:.0%} (at -c {at})"
         if floor is not None:
             measured += f"; its standalone loop alone, K=1: {floor:.0%}"
         out.append((f"server CPU per /html request ≤ {MAX_SERVER_OVER_DB:.0%} of mariadbd's: "
                     f"{LABELS[server]}", measured,
-                    verdict(worst[0] is not None and worst[0] <= MAX_SERVER_OVER_DB, worst[0])))
+                    verdict(worst, lambda v: v <= MAX_SERVER_OVER_DB)))
     for server in SERVERS:
         row = rows.get(cell_base(server, "/hello", 200, keepalive=True), {})
         value = row.get("server_cpu_over_client")
         out.append((f"/hello ab -k -c 200: {LABELS[server]} uses less CPU than ab",
                     "–" if value is None else f"server {row['server_cpu_ms_per_req'] * 1000:.2f} "
                     f"µs, ab {row['client_cpu_ms_per_req'] * 1000:.2f} µs per request "
-                    f"({value:.2f}×)", verdict(value is not None and value < 1, value)))
+                    f"({value:.2f}×)", verdict(value, lambda v: v < 1)))
     for server, limit in MAX_RSS_MIB.items():
         rss = rows.get(f"bench-memory-{server}", {}).get("rss_mib")
         held = "1000 idle keep-alive connections" if server == "async" else "150 live workers"
         out.append((f"RSS of {LABELS[server]} with {held} ≤ {limit} MiB",
-                    "–" if rss is None else f"{rss:.1f} MiB",
-                    verdict(rss is not None and rss <= limit, rss)))
+                    "–" if rss is None else f"{rss:.1f} MiB", verdict(rss, lambda v: v <= limit)))
     for server, (_, _, _, ceiling) in SERVERS.items():
         row = rows.get(cell_base(server, "/html", 1), {})
         floor = rows.get(ceiling_base(ceiling, 1), {})
-        extra = None
-        if row.get("mean_ms") is not None and floor.get("requests_per_s"):
-            floor_ms = 1000 / floor["requests_per_s"]
-            extra = row["mean_ms"] - floor_ms
+        floor_ms = 1000 / floor["requests_per_s"] if floor.get("requests_per_s") else None
+        extra = None if row.get("mean_ms") is None or floor_ms is None else \
+            row["mean_ms"] - floor_ms
         out.append((f"/html ab -c 1: {LABELS[server]} within {MAX_EXTRA_LATENCY_MS} ms of the "
                     "standalone iteration", "–" if extra is None else
                     f"{row['mean_ms']:.3f} ms vs {floor_ms:.3f} ms (+{extra:.3f} ms)",
-                    verdict(extra is not None and extra <= MAX_EXTRA_LATENCY_MS, extra)))
+                    verdict(extra, lambda v: v <= MAX_EXTRA_LATENCY_MS)))
     return out
 
 
@@ -301,26 +283,28 @@ def cost_us(results, key, case):
     return out
 
 
-def cost_rows(results):
-    """The cost table (µs per request, medians over the rounds) and the targets' rows."""
+def cost_section(results):
+    """The cost tables (µs per request, medians over the rounds) and their targets."""
     def us(key, case):
         spread = Spread.of(list(cost_us(results, key, case).values()))
-        return None if spread is None else spread.median
+        return fmt(None if spread is None else spread.median, 1)
 
     def per_round(combine, *series):
         values = [cost_us(results, key, case) for key, case in series]
         rounds = set.intersection(*(set(v) for v in values))
         return Spread.of([combine(*(v[r] for v in values)) for r in sorted(rounds)])
 
-    table_rows = [[key] + [fmt(us(key, case), 1) for case in COST_CASES] for key, *_ in
-                  COST_SERVERS if any(results.has(cost_base(key, c)) for c in COST_CASES)]
-    floors = [[f"floor: {key}", fmt(us(key, "floor"), 1)] for key in COST_FLOORS
+    table_rows = [[key] + [us(key, case) for case in COST_CASES] for key, *_ in COST_SERVERS
+                  if any(results.has(cost_base(key, c)) for c in COST_CASES)]
+    if not table_rows:
+        return []
+    floors = [[f"floor: {key}", us(key, "floor")] for key in COST_FLOORS
               if results.has(cost_base(key, "floor"))]
     target_rows = []
     for name, numerator, denominator, case, bound in COST_RATIOS:
         ratio = per_round(lambda a, b: a / b, (numerator, case), (denominator, case))
         target_rows.append([name, "–" if ratio is None else ratio.text(2, prefix="×"),
-                            verdict(ratio is not None and ratio.median <= bound, ratio)])
+                            verdict(ratio, lambda v: v.median <= bound)])
     for key, floor in COST_FLOOR_OF.items():
         # What the model adds over its floor, less what Apache+PHP adds over its CLI loop.
         extra = per_round(lambda m, mf, a, af: (m - mf) - (a - af), (key, "html"),
@@ -328,19 +312,28 @@ def cost_rows(results):
         target_rows.append([f"/html -c 20: {key} adds over its floor no more than Apache+PHP "
                             "over its CLI loop",
                             "–" if extra is None else extra.text(0, suffix=" µs"),
-                            verdict(extra is not None and extra.median <= 0, extra)])
-    return table_rows, floors, target_rows
+                            verdict(extra, lambda v: v.median <= 0)])
+    return ["## Server CPU per request against nginx and Apache+PHP", "",
+            "Server CPU (its process tree, /proc) per request in µs, medians over the rounds "
+            "(a run counts when at most 0.2 % of its requests failed): `ab -c 200` on /hello (a "
+            "new connection each), `ab -k -c 100` (keep-alive, below the blocking server's 150 "
+            "threads), `ab -c 20` on /html; the floors are the same /html work without HTTP, "
+            "per iteration (docs/cost-measurement.md).", "",
+            table(["system"] + list(COST_CASES), table_rows), "",
+            table(["floor", "µs per iteration"], floors), "",
+            "Targets: a value taken within each round, [lowest–highest] over the rounds; held "
+            "on the median.", "",
+            table(["target", "measured", "verdict"], target_rows), ""]
+
+
 
 
 def render(rows, settings, failures, results):
-    def ms(value, digits=4):
-        return fmt(value, digits)
-
     def ratio(value):
         return "–" if value is None else f"{value:.2f}"
 
     ceilings = [[LABELS[r["server"]], r["base"].rsplit("-k", 1)[1], fmt(r["requests_per_s"]),
-                 ms(r["server_cpu_ms_per_req"], 3), ms(r["db_cpu_ms_per_req"], 3),
+                 fmt(r["server_cpu_ms_per_req"], 3), fmt(r["db_cpu_ms_per_req"], 3),
                  ratio(r.get("server_cpu_over_db")), fmt(r["other_cpu_pct"], 0)]
                 for r in rows.values() if r["tool"] == "standalone"]
     order = list(SERVERS)
@@ -351,8 +344,8 @@ def render(rows, settings, failures, results):
                 f"{r['tool']} {'-k ' if r['keepalive'] and r['tool'] == 'ab' else ''}"
                 f"-c {r['concurrency']}", fmt(r["requests_per_s"]),
                 fmt(r.get("ceiling_requests_per_s")), ratio(r.get("ratio_to_ceiling")),
-                fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), ms(r["server_cpu_ms_per_req"]),
-                ms(r["db_cpu_ms_per_req"]), ms(r["client_cpu_ms_per_req"]),
+                fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), fmt(r["server_cpu_ms_per_req"], 4),
+                fmt(r["db_cpu_ms_per_req"], 4), fmt(r["client_cpu_ms_per_req"], 4),
                 ratio(r.get("server_cpu_over_db")), ratio(r.get("server_cpu_over_client")),
                 fmt(r["other_cpu_pct"], 0)] for r in loads]
     memory = [[LABELS[r["server"]], f"{r['concurrency']} connections after GET {r['endpoint']}",
@@ -385,27 +378,10 @@ def render(rows, settings, failures, results):
                                           "descriptors"], memory), ""]
     if rows:
         lines += ["## Targets (docs/performance.md)", "",
-                  table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]),
-                  ""]
+                  table(["target", "measured", "verdict"], [list(t) for t in targets(rows)]), ""]
     if failures:
         lines += [f"## Failed runs ({failures}): see steps.tsv", ""]
     return "\n".join(lines)
-
-
-def cost_section(results):
-    table_rows, floors, target_rows = cost_rows(results)
-    if not table_rows:
-        return []
-    return ["## Server CPU per request against nginx and Apache+PHP", "",
-            "Server CPU (its process tree, /proc) per request in µs, medians over the rounds: "
-            "`ab -c 200` on /hello (a new connection each), `ab -k -c 100` (keep-alive, below "
-            "the blocking server's 150 threads), `ab -c 20` on /html; the floors are the same "
-            "/html work without HTTP, per iteration (docs/cost-measurement.md).", "",
-            table(["system"] + list(COST_CASES), table_rows), "",
-            table(["floor", "µs per iteration"], floors), "",
-            "Targets: a ratio of two systems' CPU per request taken within each round, "
-            "[lowest–highest] over the rounds; held on the median.", "",
-            table(["target", "measured", "verdict"], target_rows), ""]
 
 
 def write_report(directory, settings):
@@ -419,9 +395,8 @@ def write_report(directory, settings):
     with open(os.path.join(directory, "bench.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
-        for row in rows.values():
-            writer.writerow({k: round(v, 4) if isinstance(v, float) else v
-                             for k, v in row.items()})
+        writer.writerows({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
+                         for row in rows.values())
     failures = sum(1 for run in results.runs.values() if run.get("status") != "ok")
     report = render(rows, settings, failures, results)
     with open(os.path.join(directory, "report.md"), "w") as f:
@@ -467,9 +442,8 @@ def run(args, parser):
     except KeyboardInterrupt:
         print("bench.sh: interrupted", file=sys.stderr)
         return 130
-    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]),
+    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]), "rounds": args.rounds,
                 "started": started.strftime("%Y-%m-%d %H:%M"), "seconds": seconds,
-                "rounds": args.rounds,
                 "run_s": (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()}
     report, failures = write_report(directory, settings)
     print(report)

@@ -51,10 +51,9 @@ def add_arguments(parser):
                         help="systems to run, comma-separated: " + ", ".join(systems.names()) +
                         " (default: all)")
     parser.add_argument("--target", action="append", default=[], metavar="NAME=URL",
-                        help="run against a server started elsewhere (scripts/serve.sh on "
-                        "another machine) instead of starting one; repeatable; only the servers "
-                        "named run, and the runs that need a local process are reported as not "
-                        "measured")
+                        help="run against a server started elsewhere (scripts/serve.sh on another "
+                        "machine) instead of starting one; repeatable; only the servers named run, "
+                        "and the runs that need a local process are reported as not measured")
     parser.add_argument("--client", choices=("ab", "wrk"), default="ab",
                         help="the load tool of E1b's /html runs (default ab, as the posts)")
     parser.add_argument("--rounds", type=int, metavar="N",
@@ -106,18 +105,15 @@ def make_plan(args, chosen, names):
     ctx = experiment_base.Context(
         args.size, names, args.client, args.posts_counts,
         calibration.flags if calibration in chosen else None)
-    plans = {}
-    for experiment in chosen:
-        plans[experiment.KEY] = experiment.plan(ctx)
-        for part in plans[experiment.KEY]:
-            part.rounds = args.rounds or part.rounds
+    plans = {experiment.KEY: experiment.plan(ctx) for experiment in chosen}
+    for part in (part for parts in plans.values() for part in parts):
+        part.rounds = args.rounds or part.rounds
     return plans
 
 
-def print_plan(plans):
-    rows = [[key, str(plan.count(parts)), f"{estimate_plan_s(parts) / 60:.1f}"]
-            for key, parts in plans.items()]
-    parts = [part for parts in plans.values() for part in parts]
+def print_plan(plans, parts):
+    rows = [[key, str(plan.count(ps)), f"{estimate_plan_s(ps) / 60:.1f}"]
+            for key, ps in plans.items()]
     log(table(["experiment", "runs", "minutes (estimate)"], rows))
     log(f"\n{plan.count(parts)} runs, about {estimate_plan_s(parts) / 60:.0f} minutes of runs "
         "(install and build not counted)")
@@ -135,8 +131,7 @@ def ending(directory, claims, settings, failures, plot_errors):
     """What the terminal shows at the end: the verdicts by side and where everything is."""
     if claims:
         log(table(["claim", "real systems", "models"],
-                  [[c.key, c.real.verdict, c.model.verdict] for c in claims]))
-        log()
+                  [[c.key, c.real.verdict, c.model.verdict] for c in claims]) + "\n")
     for name in ("report.md", "summary.json", "results.csv"):
         log(f"== {name}: {os.path.join(directory, name)}")
     plots_ = sorted(f for f in os.listdir(directory) if f.endswith(".png"))
@@ -148,8 +143,7 @@ def ending(directory, claims, settings, failures, plot_errors):
     if failures:
         log(f"== {failures} step(s) failed:")
         with open(os.path.join(directory, "steps.tsv")) as f:
-            for line in f:
-                fields = line.rstrip("\n").split("\t")
+            for fields in (line.rstrip("\n").split("\t") for line in f):
                 log(f"   {fields[0]}\t{fields[2]}")
 
 
@@ -169,13 +163,11 @@ def run(args, parser):
         except (OSError, ValueError) as error:
             print(f"reproduce.sh: --compare: {error}", file=sys.stderr)
             return 2
-        text, _ = summary.compare(a, b, *args.compare)
-        log(text)
+        log(summary.compare(a, b, *args.compare)[0])
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
-        claims, settings, failures, plot_errors = write_report(args.report, chosen)
-        ending(args.report, claims, settings, failures, plot_errors)
+        ending(args.report, *write_report(args.report, chosen))
         return 0
     plans = make_plan(args, chosen, names)
     skipped = []
@@ -185,7 +177,7 @@ def run(args, parser):
             skipped += left_out
     parts = [part for parts in plans.values() for part in parts]
     if args.list:
-        print_plan(plans)
+        print_plan(plans, parts)
         for _, title, reason in skipped:
             log(f"not measured for a remote target: {title}: {reason}")
         return 0
@@ -267,15 +259,12 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
 
 def left_running(database, started_db, keep_db):
     """Stops the database this run started (unless --keep-db) and says what is left running."""
-    if database is None:
+    if database is not None and started_db and not keep_db:
+        database.stop()
+    if database is None or not database.running():
         log("left running: nothing")
         return
-    if started_db and not keep_db:
-        database.stop()
-    if database.running():
-        why = ("(--keep-db)" if started_db and keep_db else
-               "(it was running before this run)" if not started_db else "(it did not stop)")
-        log(f"left running: the private MariaDB in {database.dir} {why}; stop it with "
-            f"{database.command('stop')}")
-    else:
-        log("left running: nothing")
+    why = ("(--keep-db)" if started_db and keep_db else
+           "(it was running before this run)" if not started_db else "(it did not stop)")
+    log(f"left running: the private MariaDB in {database.dir} {why}; stop it with "
+        f"{database.command('stop')}")

@@ -1,9 +1,8 @@
-"""The one run engine of reproduce, bench and stress: for each group of a plan (engine.plan), in
-its rounds, start the server (or reach the remote one), warm it up before each run, measure the
-run on a quiet machine (again when other work polluted it), record it, and stop the server,
-checking that it ended cleanly. A failed run is recorded with its cause in steps.tsv and the
-others still run. One progress line per run, with an estimate of the time left.
-"""
+"""The one run engine of reproduce, bench and stress: for each group of a plan (engine.plan), in its
+rounds, start the server (or reach the remote one), warm it up before each run, measure the run on a
+quiet machine (again when other work polluted it), record it, and stop the server, checking that it
+ended cleanly. A failed run is recorded with its cause in steps.tsv and the others still run. One
+progress line per run, with an estimate of the time left."""
 
 import contextlib
 import json
@@ -72,10 +71,9 @@ class Progress:
     def step(self, title, run_estimate_s):
         self.done += 1
         elapsed = time.monotonic() - self.started
-        left = ""
-        if self.done_estimate_s > 0:
-            scale = elapsed / self.done_estimate_s
-            left = f", about {(self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
+        scale = elapsed / self.done_estimate_s if self.done_estimate_s > 0 else None
+        left = "" if scale is None else \
+            f", about {(self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
         self.log(f"== [{self.done}/{self.total}] {title}   ({elapsed / 60:.1f} min elapsed{left})")
         self.done_estimate_s += run_estimate_s
 
@@ -116,14 +114,13 @@ class Engine:
         here (optional), which is reported but fails nothing."""
         self.failures += not optional
         with open(self.steps_file, "a") as f:
-            f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t"
-                    f"{log_path}\n")
+            f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t{log_path}\n")
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
-    def run(self, parts, progress=None):
+    def run(self, parts):
         """Runs every part; returns the records in the order they ran."""
-        progress = progress or Progress(self.log, plan.count(parts), estimate_plan_s(parts))
+        progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         records = []
         up = {}  # id(group) -> (target, its context stack) of a part whose servers stay up
         current = None
@@ -138,8 +135,7 @@ class Engine:
                     if part.keep_up:
                         up[id(group)] = held
                 for run in group.runs:
-                    progress.step(f"{run.title} (round {round_}/{part.rounds})",
-                                  estimate_s(run))
+                    progress.step(f"{run.title} (round {round_}/{part.rounds})", estimate_s(run))
                     records.append(self._run(run, round_, held))
                 if not part.keep_up:
                     held.stack.close()
@@ -186,16 +182,15 @@ class Engine:
     def _check_stop(self, target, run_id):
         """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its tree
         behind, fails the run it ended with."""
-        code = target.stop()
+        code, process = target.stop(), target.process
         if code is None:
-            self.fail(run_id, "the server ignored SIGTERM and was killed",
-                      target.process.stderr_path)
+            self.fail(run_id, "the server ignored SIGTERM and was killed", process.stderr_path)
         elif code != 0:
             self.fail(run_id, f"the server exited with status {code} on SIGTERM",
-                      target.process.stderr_path)
-        if target.process.left_behind:
+                      process.stderr_path)
+        if process.left_behind:
             self.fail(run_id, "the server left processes of its tree behind, killed: "
-                      + ", ".join(target.process.left_behind), target.process.stderr_path)
+                      + ", ".join(process.left_behind), process.stderr_path)
 
     @staticmethod
     def _stop_all(up):
@@ -206,12 +201,10 @@ class Engine:
     def stop_all(self):
         """Stops any server still running (after an interruption); 'PID (NAME)' of every process
         that had to be killed because it outlived its server."""
-        left = []
         for process in self.started:
             if process.running():
                 process.stop()
-            left += process.left_behind
-        return left
+        return [name for process in self.started for name in process.left_behind]
 
     # ---- runs ------------------------------------------------------------------------------
 
@@ -221,8 +214,7 @@ class Engine:
                 "label": server_.label(CORES), "system": server_.system.name,
                 "calibrated": server_.calibrated,
                 "variant": "cluster" if server_.cluster else "single", "base": run.base,
-                "round": round_, "attempt": attempt, "server_flags": " ".join(flags),
-                **run.record}
+                "round": round_, "attempt": attempt, "server_flags": " ".join(flags), **run.record}
 
     def _run(self, run, round_, held):
         target, flags = held.target, held.flags
@@ -243,16 +235,18 @@ class Engine:
         self.remeasured += count > 1
         return record
 
-    def _failed(self, run, round_, cause):
+    def _failed(self, run, round_, cause, meta=None):
+        """The record of a run that could not be measured: before its first attempt, or (meta)
+        in an attempt, whose failure counts even for an optional run."""
         run_id = f"{run.base}-r{round_}"
-        record = self.recorder.failed(run_id, self.meta(run, round_, 1, ()), run.load, cause)
-        self.fail(run_id, cause, optional=run.optional)
+        record = self.recorder.failed(run_id, meta or self.meta(run, round_, 1, ()), run.load,
+                                      cause)
+        self.fail(run_id, cause, optional=run.optional and meta is None)
         return record
 
     def _measured(self, run, round_, attempt, target, flags):
         record = self._attempt(run, round_, attempt, target, flags)
-        return record, (record.get("figures") if record["status"] == "ok"
-                        else {"other_cpu_pct": 0})
+        return record, (record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0})
 
     def _attempt(self, run, round_, attempt, target, flags):
         """One measurement of the run (warm-up first): its record."""
@@ -276,34 +270,27 @@ class Engine:
                             f"{warm.slices[-1].processes}" if target.local else "")
                          + ("" if warm.steady else " (not steady)"))
                 if not warm.rate:
-                    return self._failed_attempt(run_id, meta, load, target)
+                    return self._failed(run, round_, f"GET {load.path} of {target.base_url} "
+                                        "answered nothing during the warm-up" +
+                                        (f" (server log {target.process.stderr_path})"
+                                         if target.local else ""), meta)
                 warmup.settle(target)
-            requests, time_limit = None, None
-            if load.tool == "ab" and load.seconds:
-                rate = (warm.rate if warm else None) or self._earlier_rate(run, round_)
-                if rate:
-                    requests = max(MIN_REQUESTS, int(rate * load.seconds))
-                    time_limit = TIME_LIMIT_FACTOR * load.seconds + 5
+            rate = ((warm.rate if warm else None) or self._earlier_rate(run, round_)
+                    if load.tool == "ab" and load.seconds else None)
+            requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
+            time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
             record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
                       run.optional)
         return record
 
-    def _failed_attempt(self, run_id, meta, load, target):
-        cause = (f"GET {load.path} of {target.base_url} answered nothing during the warm-up" +
-                 (f" (server log {target.process.stderr_path})" if target.local else ""))
-        record = self.recorder.failed(run_id, meta, load, cause)
-        self.fail(run_id, cause)
-        return record
-
     def _earlier_rate(self, run, round_):
         """The run's requests/s in the round before, if it was measured."""
         if round_ < 2:
             return None
-        path = os.path.join(self.directory, "runs", f"{run.base}-r{round_ - 1}.json")
         try:
-            with open(path) as f:
+            with open(os.path.join(self.directory, "runs", f"{run.base}-r{round_ - 1}.json")) as f:
                 return json.load(f).get("figures", {}).get("requests_per_s")
         except (OSError, ValueError):
             return None

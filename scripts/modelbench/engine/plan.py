@@ -1,13 +1,12 @@
-"""What the engine runs, as data: a Load (one tool's settings), a Run (a load against a server of
-a system, with the flags it gets), Groups of runs that share one started server, and Parts that
-run one after the other, each in rounds.
+"""What the engine runs, as data: a Load (one tool's settings), a Run (a load against a server of a
+system, with the flags it gets), Groups of runs that share one started server, and Parts that run
+one after the other, each in rounds.
 
 Each part runs `rounds` times; every round runs each group of the part once, the groups' order
-turned by one place per round, so that no server always runs first or right after another. A
-group's runs share one server process (its system, variant and flags): with `keep_up` (the
-default) that server stays up across all the part's rounds and is stopped when the part is done;
-without, it is started afresh in every round. Run ids are <base>-r<round>.
-"""
+turned by one place per round, so that no server always runs first or right after another. A group's
+runs share one server process (its system, variant and flags): with `keep_up` (the default) that
+server stays up across all the part's rounds and is stopped when the part is done; without, it is
+started afresh in every round. Run ids are <base>-r<round>."""
 
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -43,9 +42,7 @@ class Load:
     def connections(self):
         """New connections the load opens at most (for TIME_WAIT): one per request without
         keep-alive; unknown (the cap) for a timed run."""
-        if self.tool in ("standalone", "tasks") or self.keepalive or self.tool == "wrk":
-            return self.c
-        return self.n
+        return self.c if self.tool in ("standalone", "tasks", "wrk") or self.keepalive else self.n
 
     def text(self):
         """The load as a title says it: 'ab -c 20 -t 3 /html'."""
@@ -53,15 +50,11 @@ class Load:
             flags = ("-k " if self.keepalive else "") + ("-l " if self.variable_length else "")
             limit = f"-t {self.seconds:g}" if self.seconds else f"-n {self.n}"
             return f"ab {flags}-c {self.c} {limit} {self.path}"
-        if self.tool == "wrk":
-            return f"wrk -c {self.c} -d {self.seconds:g}s {self.path}"
-        if self.tool == "siege":
-            return f"siege -c {self.c} -d {self.delay_s:g} -t {self.seconds:g}S {self.path}"
-        if self.tool == "standalone":
-            return f"the /html workload {self.n} times, no HTTP"
-        if self.tool == "tasks":
-            return f"/tasks?delay_ms={self.delay_ms} demo"
-        return f"{self.c} idle keep-alive connections after GET {self.path}"
+        return {"wrk": f"wrk -c {self.c} -d {self.seconds:g}s {self.path}",
+                "siege": f"siege -c {self.c} -d {self.delay_s:g} -t {self.seconds:g}S {self.path}",
+                "standalone": f"the /html workload {self.n} times, no HTTP",
+                "tasks": f"/tasks?delay_ms={self.delay_ms} demo",
+                "hold": f"{self.c} idle keep-alive connections after GET {self.path}"}[self.tool]
 
 
 @dataclass(frozen=True)
@@ -121,8 +114,7 @@ class Part:
 
 
 def ordered(parts):
-    """(round, group) in the order they run: each part in its rounds, the groups turned by one
-    place every round."""
+    """(part, round, group) in the order they run (the module's head says which)."""
     for part in parts:
         groups = [g for g in part.groups if g.runs]
         for r in range(1, part.rounds + 1):

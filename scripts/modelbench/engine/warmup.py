@@ -1,16 +1,15 @@
-"""The warm-up before a measured run: load at the run's concurrency, not measured, until the
-server has settled.
+"""The warm-up before a measured run: load at the run's concurrency, not measured, until the server
+has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "Warm and steady"): a freshly started Apache
-prefork (StartServers 5) grows its children 1, 2, 4 … 32 a second and under `ab -c 200` reached
-its 150 only after 13 one-second slices, its requests/s falling from 1,500 to 1,100 meanwhile;
-Node.js's JIT took 4 to 6 slices to go from 770 to 1,400 requests/s at -c 20; the C++ models
-were within 5 % from the first slice. So the rule: one-second slices of ab at the run's
-concurrency (at most MAX_C: a siege crowd sleeps between requests and never has more in flight)
-until the server's process count did not grow over the last slice and that slice's requests/s
-is within STEADY of the slice before it — or of the same run's rate in an earlier round, on a
-server that is already warm — and at most MAX_S seconds.
-"""
+prefork (StartServers 5) grows its children 1, 2, 4 … 32 a second and under `ab -c 200` reached its
+150 only after 13 one-second slices, its requests/s falling from 1,500 to 1,100 meanwhile; Node.js's
+JIT took 4 to 6 slices to go from 770 to 1,400 requests/s at -c 20; the C++ models were within 5 %
+from the first slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C:
+a siege crowd sleeps between requests and never has more in flight) until the server's process count
+did not grow over the last slice and that slice's requests/s is within STEADY of the slice before it
+— or of the same run's rate in an earlier round, on a server that is already warm — and at most
+MAX_S seconds."""
 
 import re
 import subprocess
@@ -38,8 +37,7 @@ class Slice:
 
 @dataclass
 class WarmUp:
-    """What a warm-up did: its slices, whether it ended steady, and the server's processes
-    before it."""
+    """What a warm-up did (it ends steady, or at its time limit)."""
 
     concurrency: int
     processes_before: int
@@ -56,10 +54,8 @@ class WarmUp:
         return self.slices[-1].requests_per_s if self.slices else None
 
     def as_record(self):
-        out = asdict(self)
-        out["seconds"] = self.seconds
-        out["processes_after"] = self.slices[-1].processes if self.slices else None
-        return out
+        return {**asdict(self), "seconds": self.seconds,
+                "processes_after": self.slices[-1].processes if self.slices else None}
 
 
 def process_count(target):
@@ -86,14 +82,11 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
     run's measured requests/s in an earlier round, if any. Returns the WarmUp."""
     c = min(concurrency, MAX_C)
     warm = WarmUp(c, process_count(target))
-    last_processes = warm.processes_before
     while warm.seconds < max_s:
-        rate = one_slice(target, path, c, keepalive)
-        now = process_count(target)
-        previous = warm.slices[-1].requests_per_s if warm.slices else None
+        rate, now = one_slice(target, path, c, keepalive), process_count(target)
+        grew = now > (warm.slices[-1].processes if warm.slices else warm.processes_before)
+        previous = warm.rate
         warm.slices.append(Slice(rate, now))
-        grew = now > last_processes
-        last_processes = now
         if rate and not grew and (agrees(rate, previous) or agrees(rate, earlier_rate)):
             warm.steady = True
             break

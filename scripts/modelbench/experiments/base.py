@@ -16,12 +16,13 @@ An experiment is a module with, in one shape:
 modelbench.experiments lists them.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from modelbench import systems
-from modelbench.report.tables import fmt
-from modelbench.report.verdicts import NOT_MEASURED, Side
+from modelbench.report.runtable import table_notes
+from modelbench.report.tables import fmt, table
+from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side, Spread
 from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
@@ -47,7 +48,6 @@ class Context:
     client: str = "ab"
     posts_counts: bool = False
     calibration: Optional[Callable] = None
-    extra_servers: list = field(default_factory=list)
 
     def has(self, name):
         return name in self.systems
@@ -61,18 +61,12 @@ class Context:
         """Those of these systems that are selected, as servers, in the list's order, with their
         cluster variants when clusters; needs: only systems that have this (an endpoint, or
         'standalone')."""
-        out = []
-        for system in systems.ALL:
-            if system.name not in self.systems or system.name not in names:
-                continue
-            if needs == "standalone" and system.standalone is None:
-                continue
-            if needs and needs != "standalone" and needs not in system.endpoints:
-                continue
-            out.append(self.server(system.name))
-            if clusters and system.cluster_flags:
-                out.append(self.server(system.name, cluster=True))
-        return out
+        def fits(s):
+            return s.standalone is not None if needs == "standalone" else (
+                not needs or needs in s.endpoints)
+        return [self.server(s.name, cluster=cluster) for s in systems.ALL
+                if s.name in self.systems and s.name in names and fits(s)
+                for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
     def mysql_native(self):
         """[node with the mysql-native driver, E1's other driver] when node is selected."""
@@ -83,17 +77,35 @@ class Context:
         """The calibrated variant of each selected model whose real system is selected too."""
         if self.calibration is None:
             return []
-        out = []
-        for system in systems.ALL:
-            if system.stands_for and self.has(system.name) and self.has(system.stands_for):
-                out.append(self.server(system.name, calibrated=True))
-                if clusters and system.cluster_flags:
-                    out.append(self.server(system.name, cluster=True, calibrated=True))
-        return out
+        return [self.server(s.name, cluster=cluster, calibrated=True) for s in systems.ALL
+                if s.stands_for and self.has(s.name) and self.has(s.stands_for)
+                for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
 
-def rounds(size, default_rounds=None):
-    return (default_rounds or ROUNDS)[size]
+def rounds(size):
+    return ROUNDS[size]
+
+
+def ratio(a, b):
+    """a ÷ b; None when a is missing or b is missing or 0."""
+    return a / b if a is not None and b else None
+
+
+def cpu_ratio(results, numerator, denominator):
+    """The Spread of numerator's server CPU per request over denominator's, round by round."""
+    a, b = (dict(zip(results.rounds(x), results.per_request_ms_values(x, "server")))
+            for x in (numerator, denominator))
+    return Spread.of([a[r] / b[r] for r in a if b.get(r)])
+
+
+def causes(*parts):
+    """The cause of a claim whose criterion has parts: the texts of (verdict, text) that failed."""
+    return "; ".join(text for verdict, text in parts if verdict == NOT_REPRODUCED) + "."
+
+
+def nothing(results, *_):
+    """What an experiment has none of (plots, claims, model-against-real rows): []."""
+    return []
 
 
 def first_records(results):
@@ -116,10 +128,14 @@ def anchor(record):
         record.get("variant") == "cluster"
 
 
+def keys_with(results, *base_of):
+    """The server keys, in table order, with a run of any of base_of(key)."""
+    return [k for k in server_order(results) if any(results.has(b(k)) for b in base_of)]
+
+
 def server_order(results):
-    """Server keys of the results in table order: each real system, then the models standing
-    for it (native, then calibrated); cluster variants after, in the same order; other systems
-    last."""
+    """Server keys of the results in table order: each real system, then the models standing for it
+    (native, then calibrated); cluster variants after, in the same order; other systems last."""
     real = [s.name for s in systems.ALL if s.real]
 
     def rank(item):
@@ -140,17 +156,24 @@ PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5
 def style(results, key):
     """(colour, gnuplot dash type) of a server's lines in the plots."""
     records = first_records(results)
-    anchors = []
-    for k in server_order(results):
-        _, anchor_, cluster = anchor(records[k])
-        if (anchor_ or k, cluster) not in anchors:
-            anchors.append((anchor_ or k, cluster))
-    system, anchor_, cluster = anchor(records.get(key, {}))
-    color = PALETTE[anchors.index((anchor_ or key, cluster)) % len(PALETTE)] \
-        if (anchor_ or key, cluster) in anchors else PALETTE[-1]
+
+    def family(k):
+        _, anchor_, cluster = anchor(records.get(k, {}))
+        return anchor_ or k, cluster
+    families = list(dict.fromkeys(family(k) for k in server_order(results)))
+    system = anchor(records.get(key, {}))[0]
+    color = PALETTE[families.index(family(key)) % len(PALETTE)] \
+        if family(key) in families else PALETTE[-1]
     dash = 1 if system is not None and system.real else \
         3 if records.get(key, {}).get("calibrated") else 2
     return color, dash
+
+
+def run_table(results, heading, bases, rows, labels=None, intro=""):
+    """A table of load runs under its heading (and intro), a column per base, notes under it."""
+    labels = labels or [results.label(results.record(b)["server"]) for b in bases]
+    return ([f"### {heading}", ""] + ([intro, ""] if intro else []) +
+            [table(["value"] + labels, rows)] + table_notes(results, bases) + [""])
 
 
 def not_runnable(results, base):
@@ -184,8 +207,7 @@ def machine_split(r, base):
 
 
 def figures(results, name_base_pairs, key, digits=3):
-    """{name: {median, low, high, runs}} of a figure of each base that was measured: the
-    headline figures of summary.json."""
+    """{name: {median, low, high, runs}} of each measured base's figure: summary.json's headline."""
     out = {}
     for name, base in name_base_pairs:
         spread = results.spread(base, key)

@@ -1,30 +1,32 @@
 """The calibration: the CPU cost that makes each model spend, per /html request, what the real
-system it stands for spends on this machine — blocking against Apache+PHP, async (and its
-cluster) against Node.js — and the models run with it beside the native models and the real
-systems in E1a and E1b.
+system it stands for spends on this machine — blocking against Apache+PHP, async (and its cluster)
+against Node.js — and the models run with it beside the native models and the real systems in E1a
+and E1b.
 
-It needs no runs of its own: E1b measured every real system and every native model, warm, at
--c 1, 20 and 200, and the server's CPU per request (its process tree, /proc) of each. A model's
-cost at a concurrency is what it lacks there: the real system's CPU per request less the native
-model's. One cost per model, the median of the three (docs/experiments.md says why one and not
-one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
-serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
-axis. The calibrated models then run E1b and E1a; the report holds them to their real system
-within ±25 % on requests/s and on CPU per request at every concurrency, and names the measured
-cause of every miss.
+It needs no runs of its own: E1b measured every real system and every native model, warm, at -c 1,
+20 and 200, and the server's CPU per request (its process tree, /proc) of each. A model's cost at a
+concurrency is what it lacks there: the real system's CPU per request less the native model's. One
+cost per model, the median of the three (docs/experiments.md says why one and not one per
+concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that serves each
+page, so that it adds itself to the model's CPU per request and is a point on E5's axis. The
+calibrated models then run E1b and E1a; the report holds them to their real system within ±25 % on
+requests/s and on CPU per request at every concurrency, and names the measured cause of every miss.
 """
 
 import json
 import os
+from dataclasses import replace
 
 from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
-from modelbench.experiments.base import CLUSTERS, SIDES, cpu_per_request, machine_split
+from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, cpu_ratio,
+                                         machine_split, nothing, ratio, rounds)
+from modelbench.engine.plan import Part
+from modelbench.report.document import read_json
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Claim, Spread,
-                                        median, within)
+from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, within
 
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
@@ -34,12 +36,10 @@ MATCH_LOW, MATCH_HIGH = 0.75, 1.25
 
 
 def lacks(results, model, real):
-    """{c: the real system's server CPU per request less the model's, ms} at each E1b
-    concurrency both were measured."""
+    """{c: the real system's server CPU per request less the model's (ms)} where E1b had both."""
     out = {}
     for c in e1b.CONCURRENCIES:
-        r = results.per_request_ms(e1b.base(real, c), "server")
-        m = results.per_request_ms(e1b.base(model, c), "server")
+        r, m = (results.per_request_ms(e1b.base(x, c), "server") for x in (real, model))
         if r is not None and m is not None:
             out[c] = r - m
     return out
@@ -55,16 +55,14 @@ def choose(results, model):
                                f"{real} and {model} at the same concurrency")
     choice = {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
               "cost_us": max(0, round(1000 * median(gaps.values())))}
-    choices = read(results.directory)
-    choices[model] = choice
+    choices = {**read(results.directory), model: choice}
     with open(os.path.join(results.directory, FILE), "w") as f:
         json.dump(choices, f, indent=1)
     return choice
 
 
 def flags(model):
-    """The calibrated flags of a model, a callable of the results directory (the engine calls
-    it once E1b has run)."""
+    """A model's calibrated flags: a callable of the results directory, called once E1b ran."""
     def of(directory):
         choice = read(directory).get(model) or choose(Results(directory, load_runs(directory)),
                                                       model)
@@ -74,21 +72,17 @@ def flags(model):
 
 def read(directory):
     """{model: choice} of a results directory's calibration, {} when none."""
-    try:
-        with open(os.path.join(directory, FILE)) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
+    return read_json(os.path.join(directory, FILE))
 
 
 def plan(ctx):
-    # The calibrated cluster runs in the longer sizes only: the default's ten minutes have no
-    # room for it.
+    """E1b's runs, then E1a's loops (of the single-worker ones), of the calibrated models; the
+    calibrated cluster in the longer sizes only: the default's ten minutes have no room for it."""
     servers = ctx.calibrated_servers(clusters=ctx.size != "default")
-    if not servers:
-        return []
-    return (e1b.calibrated_plan(ctx, servers) +
-            e1a.calibrated_plan(ctx, [s for s in servers if not s.cluster]))
+    return [Part([experiment.group(ctx, s, ctx.calibration(s.system.name)) for s in chosen],
+                 rounds(ctx.size))
+            for experiment, chosen in ((e1b, servers), (e1a, [s for s in servers if not s.cluster]))
+            if servers]
 
 
 def marks(directory):
@@ -97,14 +91,15 @@ def marks(directory):
             for model, choice in read(directory).items()]
 
 
-# ---------------------------------------------------------------------------------------------
-# The report
+# ---- the report ------------------------------------------------------------------------------
 
 
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
     E1 claims judge the calibrated models on their 'model' side by the same criteria."""
-    natives = native_of(results)
+    # The native models that have a calibrated variant among the results.
+    natives = {run["server"].removesuffix("-cal") for run in results.runs.values()
+               if run.get("calibrated")}
     runs = {}
     for run_id, run in results.runs.items():
         server = run.get("server")
@@ -118,12 +113,6 @@ def calibrated_results(results):
     return Results(results.directory, runs)
 
 
-def native_of(results):
-    """The native models that have a calibrated variant among the results."""
-    return {run["server"].removesuffix("-cal") for run in results.runs.values()
-            if run.get("calibrated")}
-
-
 def calibrated(results):
     return any(run.get("calibrated") for run in results.runs.values())
 
@@ -133,26 +122,18 @@ def claims(results):
     if not calibrated(results):
         return []
     swapped = calibrated_results(results)
-    out = []
-    for claim in e1a.claims(swapped) + e1b.claims(swapped):
-        if "mysql-native" in claim.key:  # of the real systems only
-            continue
-        out.append(Claim(f"{claim.key} (calibrated)", claim.claim, claim.criterion,
-                         claim.real, claim.model))
-    return out
+    return [replace(claim, key=f"{claim.key} (calibrated)")
+            for claim in e1a.claims(swapped) + e1b.claims(swapped)
+            if "mysql-native" not in claim.key]  # of the real systems only
 
 
-def match(results, model, real, c, key):
-    """(model's figure, real's, their ratio as a Spread) of one target; key None: server CPU per
-    request."""
-    m, r = e1b.base(f"{model}-cal", c), e1b.base(real, c)
+def match(results, m, r, key):
+    """(the calibrated model's figure, the real system's, their ratio as a Spread) of one target
+    (m, r: their E1b bases); key None: server CPU per request."""
     if key:
-        return (results.figure(m, key), results.figure(r, key),
-                results.paired([m, r], key, lambda a, b: a / b if b else None))
-    model_ms = dict(zip(results.rounds(m), results.per_request_ms_values(m, "server")))
-    real_ms = dict(zip(results.rounds(r), results.per_request_ms_values(r, "server")))
+        return results.figure(m, key), results.figure(r, key), results.paired([m, r], key, ratio)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
-            Spread.of([model_ms[k] / real_ms[k] for k in model_ms if real_ms.get(k)]))
+            cpu_ratio(results, m, r))
 
 
 TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
@@ -161,25 +142,23 @@ TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
 def targets(results):
     """[(target, measured, verdict, cause)] of every calibrated model at every concurrency."""
     rows = []
-    pairs = [(m, r) for m, r in zip(SIDES["model"], SIDES["real"])]
-    pairs.append((CLUSTERS["model"][1], CLUSTERS["real"][1]))
-    for model, real in pairs:
+    for model, real in [*zip(SIDES["model"], SIDES["real"]),
+                        (CLUSTERS["model"][1], CLUSTERS["real"][1])]:
         if not any(results.has(e1b.base(f"{model}-cal", c)) for c in e1b.CONCURRENCIES):
             continue
         for what, key, digits in (("requests/s", "requests_per_s", 1),
                                   ("server CPU per request (ms)", None, 3)):
             for c in e1b.CONCURRENCIES:
-                m, r, ratio = match(results, model, real, c, key)
-                verdict = within(ratio, MATCH_LOW, MATCH_HIGH)
-                cause = ""
-                if verdict in (NOT_REPRODUCED, INCONCLUSIVE):
-                    mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
-                    cause = (f"{model} calibrated: {cpu_per_request(results, mb)}, "
-                             f"{machine_split(results, mb)}; {real}: "
-                             f"{cpu_per_request(results, rb)}, {machine_split(results, rb)}")
+                mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
+                m, r, spread = match(results, mb, rb, key)
+                verdict = within(spread, MATCH_LOW, MATCH_HIGH)
+                cause = "" if verdict not in (NOT_REPRODUCED, INCONCLUSIVE) else (
+                    f"{model} calibrated: {cpu_per_request(results, mb)}, "
+                    f"{machine_split(results, mb)}; {real}: {cpu_per_request(results, rb)}, "
+                    f"{machine_split(results, rb)}")
                 rows.append((f"{model} calibrated within ±25 % of {real}: {what}, -c {c}",
                              f"{fmt(m, digits)} vs {fmt(r, digits)}: "
-                             f"{'–' if ratio is None else ratio.text(2, prefix='×')}",
+                             f"{'–' if spread is None else spread.text(2, prefix='×')}",
                              TARGET_WORDS.get(verdict, verdict), cause))
     return rows
 
@@ -188,16 +167,11 @@ def section(results):
     choices = read(results.directory)
     if not choices and not calibrated(results):
         return ""
-    rows = []
-    for model, choice in choices.items():
-        gaps = choice["lacks_ms"]
-        rows.append([f"{model} ↔ {choice['real']}"] +
-                     [fmt(gaps.get(str(c)), 3) for c in e1b.CONCURRENCIES] +
-                     [f"`--cpu-per-request-us {choice['cost_us']}`"])
-    target_rows = targets(results)
+    rows = [[f"{model} ↔ {choice['real']}"] +
+            [fmt(choice["lacks_ms"].get(str(c)), 3) for c in e1b.CONCURRENCIES] +
+            [f"`--cpu-per-request-us {choice['cost_us']}`"] for model, choice in choices.items()]
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
         "per /html request in E1b less the native model's (warm servers, medians over the "
         "rounds). One cost per model, the median of the three, burnt as CPU on the thread that "
@@ -205,18 +179,12 @@ def section(results):
         "takes async's. The calibrated models then ran E1b and E1a (their columns *calibrated*).",
         "",
         table(["model ↔ real system"] + [f"lacks at -c {c} (ms)" for c in e1b.CONCURRENCIES]
-              + ["chosen cost"], rows),
-        "",
+              + ["chosen cost"], rows), "",
         "Each calibrated model against its real system, round by round (**inconclusive**: the "
-        "rounds fall on both sides of a bound); a miss names what was measured on both sides:",
-        "",
-        table(["target", "measured", "verdict", "measured cause"], [list(t) for t in target_rows]),
-        "",
+        "rounds fall on both sides of a bound); a miss names what was measured on both sides:", "",
+        table(["target", "measured", "verdict", "measured cause"],
+              [list(t) for t in targets(results)]), "",
     ])
-
-
-def plots(results):
-    return []
 
 
 def headline(results):
@@ -224,6 +192,5 @@ def headline(results):
             for model, choice in read(results.directory).items()}
 
 
-def pair_rows(results, model, real):
-    return []
+plots = pair_rows = nothing
 

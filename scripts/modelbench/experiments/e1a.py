@@ -5,7 +5,8 @@ pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with mysql 9
 import re
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import SIDES, figures, ms, not_runnable, rounds, server_order
+from modelbench.experiments.base import (SIDES, figures, keys_with, ms, not_runnable, nothing,
+                                         rounds, server_order)
 from modelbench.report.runtable import pair_derived_row, pair_row
 from modelbench.report.tables import fmt, range_cell, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, at_most, median, ratio_side,
@@ -26,39 +27,27 @@ def base(key):
     return f"e1a-{key}"
 
 
+def group(ctx, server, flags=(), optional=False):
+    load = Load("standalone", n=ITERATIONS[ctx.size])
+    return Group([Run(base(server.key), f"E1a {server.key}: {load.text()}", KEY, server, load,
+                      flags=flags, warm=False, optional=optional)])
+
+
 def plan(ctx):
-    n = ITERATIONS[ctx.size]
     native = ctx.mysql_native()
-    groups = [Group([Run(base(s.key), f"E1a {s.key}: the /html workload {n} times, no HTTP",
-                         KEY, s, Load("standalone", n=n), warm=False, optional=s in native)])
-              for s in ctx.servers(needs="standalone") + native]
-    return [Part(groups, rounds(ctx.size))]
-
-
-def calibrated_plan(ctx, servers):
-    """The calibrated models' loops (modelbench.experiments.calibration runs them)."""
-    n = ITERATIONS[ctx.size]
-    groups = [Group([Run(base(s.key), f"E1a {s.key}: the /html workload {n} times, no HTTP",
-                         KEY, s, Load("standalone", n=n),
-                         flags=ctx.calibration(s.system.name), warm=False)]) for s in servers]
-    return [Part(groups, rounds(ctx.size))]
-
-
-def shorten(text):
-    """Commands without the checkout's directories, for reading."""
-    return re.sub(r"/\S*/(servers|bin)/", r"\1/", text)
+    return [Part([group(ctx, s, optional=s in native)
+                  for s in ctx.servers(needs="standalone") + native], rounds(ctx.size))]
 
 
 def section(results):
-    keys = [k for k in server_order(results) if results.has(base(k))]
+    keys = keys_with(results, base)
     if not keys:
         return ""
     bases = [base(k) for k in keys]
 
     def per_iteration_ms(b):
-        values = [1000 * (run["figures"]["user_s"] + run["figures"]["sys_s"]) /
-                  run["figures"]["iterations"] for run in results.rounds(b).values()]
-        return fmt(median(values), 3)
+        return fmt(median([1000 * (f["user_s"] + f["sys_s"]) / f["iterations"]
+                           for f in (run["figures"] for run in results.rounds(b).values())]), 3)
 
     rows = [[label] + [fmt(results.figure(b, key), 3, suffix=" s") for b in bases]
             for label, key in (("real", "real_s"), ("user", "user_s"), ("sys", "sys_s"))]
@@ -79,66 +68,66 @@ def section(results):
     n = results.figure(bases[0], "iterations") or 0
     commands = "; ".join(f"{results.label(k)}: `{results.record(base(k)).get('command', '?')}`"
                          for k in keys)
+    commands = re.sub(r"/\S*/(servers|bin)/", r"\1/", commands)  # no checkout directories
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"The /html workload (two queries, both tables rendered) {n:.0f} times in one process, "
         "timed like `time`: real from the start to the exit, user and sys from the process's "
         "rusage. PHP opens a new connection per iteration, as the page does; Node.js fires "
         "each iteration's two queries at once on its pool; the models do as their servers. "
-        f"Commands (paths shortened): {shorten(commands)}.",
-        "",
+        f"Commands (paths shortened): {commands}.", "",
         table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
-              rows),
-        "",
+              rows), "",
     ])
+
+
+def own_ms(r, b, n):
+    """Own CPU (user and sys, medians over the rounds) per iteration, in ms, of n iterations."""
+    return 1000 * (r.figure(b, "user_s") + r.figure(b, "sys_s")) / n
 
 
 def claims(results):
     def side(blocking_like, async_like):
         b, a = base(blocking_like), base(async_like)
 
-        def describe(ratio):
-            return (f"real: {blocking_like} {spread_text(results.spread(b, 'real_s'), 3, suffix=' s')}, "
-                    f"{async_like} {spread_text(results.spread(a, 'real_s'), 3, suffix=' s')}; "
-                    f"{async_like} ÷ {blocking_like} {spread_text(ratio, prefix='×')}")
-
         def cause():
             def split(b_, name):
                 n = results.figure(b_, "iterations")
-                real = 1000 * results.figure(b_, "real_s") / n
-                own = 1000 * (results.figure(b_, "user_s") + results.figure(b_, "sys_s")) / n
+                real, own = 1000 * results.figure(b_, "real_s") / n, own_ms(results, b_, n)
                 return (f"{name} {real:.2f} ms per iteration: own CPU {own:.2f} ms, mariadbd "
                         f"{ms(results.per_request_ms(b_, 'db'))}, waiting "
                         f"{max(0.0, real - own):.2f} ms")
             slower = ("async" if results.figure(a, "real_s") > results.figure(b, "real_s")
                       else "blocking")
             return f"the {slower} side is slower: {split(b, blocking_like)}; {split(a, async_like)}."
-
-        return ratio_side(results, a, b, "real_s", lambda ratio: within(ratio, LOW, HIGH),
-                          describe, cause)
+        return ratio_side(
+            results, a, b, "real_s", lambda spread: within(spread, LOW, HIGH),
+            lambda spread: f"real: {blocking_like} "
+            f"{spread_text(results.spread(b, 'real_s'), 3, suffix=' s')}, {async_like} "
+            f"{spread_text(results.spread(a, 'real_s'), 3, suffix=' s')}; "
+            f"{async_like} ÷ {blocking_like} {spread_text(spread, prefix='×')}", cause)
 
     if not any(results.has(base(k)) for k in SIDES["real"] + SIDES["model"]):
         return []
-    return [driver_claim(results)] + [Claim("E1a standalone",
-                  "Run in one process without HTTP, Node.js with the mysql driver takes about a "
-                  "third longer than PHP (E1a: 9.771 s vs 7.410 s real, ×1.32; ×1.02 with "
-                  "mysql-native)",
-                  f"real time of the async side ÷ the blocking side's within ×{LOW:.2f}–"
-                  f"×{HIGH:.2f} (×{POST_RATIO:.2f} ±25 %)",
-                  side(*SIDES["real"]), side(*SIDES["model"]))]
+    return [driver_claim(results), Claim(
+        "E1a standalone",
+        "Run in one process without HTTP, Node.js with the mysql driver takes about a third "
+        "longer than PHP (E1a: 9.771 s vs 7.410 s real, ×1.32; ×1.02 with mysql-native)",
+        f"real time of the async side ÷ the blocking side's within ×{LOW:.2f}–×{HIGH:.2f} "
+        f"(×{POST_RATIO:.2f} ±25 %)", side(*SIDES["real"]), side(*SIDES["model"]))]
 
 
 def driver_claim(r):
     """mysql-native against mysql, the real side only: the models have no such driver."""
-    def describe(ratio):
-        return (f"real: node with mysql {spread_text(r.spread(base('node'), 'real_s'), 3)} s, "
-                f"with mysql-native {spread_text(r.spread(base('node-native'), 'real_s'), 3)} "
-                f"s; ×{ratio.median:.2f}")
-    real = not_runnable(r, base("node-native")) or ratio_side(
-        r, base("node-native"), base("node"), "real_s", lambda ratio: at_most(ratio, 0.9),
-        describe, lambda: f"mysql-native: {cpu_of(r, base('node-native'))}; mysql: "
-        f"{cpu_of(r, base('node'))}.")
+    native, mysql = base("node-native"), base("node")
+
+    def own(b):
+        return f"own CPU {own_ms(r, b, r.figure(b, 'iterations') or 1):.2f} ms per iteration"
+    real = not_runnable(r, native) or ratio_side(
+        r, native, mysql, "real_s", lambda spread: at_most(spread, 0.9),
+        lambda spread: f"real: node with mysql {spread_text(r.spread(mysql, 'real_s'), 3)} s, "
+        f"with mysql-native {spread_text(r.spread(native, 'real_s'), 3)} s; "
+        f"×{spread.median:.2f}", lambda: f"mysql-native: {own(native)}; mysql: {own(mysql)}.")
     return Claim("E1a mysql-native",
                  "Node.js with mysql-native runs the workload faster than with mysql (E1a: "
                  "7.533 s vs 9.771 s real)",
@@ -146,14 +135,7 @@ def driver_claim(r):
                  Side("the models have no second driver", NOT_MEASURED))
 
 
-def cpu_of(r, b):
-    n = r.figure(b, "iterations") or 1
-    return (f"own CPU {1000 * (r.figure(b, 'user_s') + r.figure(b, 'sys_s')) / n:.2f} ms per "
-            "iteration")
-
-
-def plots(results):
-    return []
+plots = nothing
 
 
 def headline(results):

@@ -5,16 +5,15 @@ measured: the posts measured servers that had been running. The post (four cores
 PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, figures,
-                                         machine_split, ms, not_runnable, rounds, server_order,
-                                         style)
+from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
+                                         keys_with, machine_split, ms, not_runnable, ratio,
+                                         rounds, run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
-from modelbench.report.runtable import load_rows, pair_derived_row, pair_row, table_notes
+from modelbench.report.runtable import load_rows, pair_derived_row, pair_row
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (NOT_MEASURED, NOT_REPRODUCED, Claim, Side, all_of,
-                                        at_least, at_most, judged, needs, ratio_side,
-                                        spread_text, within)
+from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
+                                        judged, needs, ratio_side, spread_text, within)
 
 KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
@@ -26,7 +25,6 @@ SECONDS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
 # The post's counts (-n 2000 at -c 20, -n 20000 at -c 200; -c 1 not given): --posts-counts and
 # --full.
 POSTS_N = {1: 1000, 20: 2000, 200: 20000}
-
 FLAT_LOW, FLAT_HIGH = 0.75, 1.33  # "roughly flat": within -25 % / +33 % of the -c 20 rate
 LATENCY_GROWTH = 2.0  # mean latency at -c 200 at least twice that at -c 20
 CLUSTER_GAIN = 1.25  # cluster mode at least 25 % more requests/s than one worker
@@ -42,15 +40,12 @@ def base(key, c):
 def load(ctx, c):
     if ctx.posts_counts or ctx.size == "full":
         return Load("ab", "/html", c, n=POSTS_N[c])
-    if ctx.client == "wrk":
-        return Load("wrk", "/html", c, seconds=SECONDS[ctx.size])
-    return Load("ab", "/html", c, seconds=SECONDS[ctx.size])
+    return Load(ctx.client, "/html", c, seconds=SECONDS[ctx.size])  # ab or wrk
 
 
 def group(ctx, server, flags=(), optional=False):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
-                      server, load(ctx, c), flags=flags, optional=optional)
-                  for c in CONCURRENCIES])
+                      server, load(ctx, c), flags=flags, optional=optional) for c in CONCURRENCIES])
 
 
 def plan(ctx):
@@ -59,27 +54,17 @@ def plan(ctx):
     return [Part(groups, rounds(ctx.size))]
 
 
-def calibrated_plan(ctx, servers):
-    """The calibrated models' runs (modelbench.experiments.calibration runs them)."""
-    return [Part([group(ctx, s, ctx.calibration(s.system.name)) for s in servers],
-                 rounds(ctx.size))]
-
-
 def keys(results):
-    return [k for k in server_order(results)
-            if any(results.has(base(k, c)) for c in CONCURRENCIES)]
+    return keys_with(results, *[lambda k, c=c: base(k, c) for c in CONCURRENCIES])
 
 
 def section(results):
     parts = []
     for c in CONCURRENCIES:
         bases = [base(k, c) for k in keys(results) if results.has(base(k, c))]
-        if not bases:
-            continue
-        parts += [f"### {client_text(results.record(bases[0]))}", "",
-                  table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
-                        load_rows(results, bases))]
-        parts += table_notes(results, bases) + [""]
+        if bases:
+            parts += run_table(results, client_text(results.record(bases[0])), bases,
+                               load_rows(results, bases))
     if not parts:
         return ""
     document = next((results.figure(base(k, 20), "document_bytes") for k in keys(results)
@@ -89,36 +74,28 @@ def section(results):
                  [["requests/s", 1173, 1146, 119, 114], ["response time (ms)", 17, 174, 167, 1750],
                   ["throughput (MiB/s)", 21, 20, 2, 2]])
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
         "server, each real system beside the model that stands for it, every server warmed up "
         "at the run's concurrency first (the warm-up under each table: its seconds and the "
         "server's processes before and after). The cluster columns are the follow-up the post "
         "proposed: Node.js with `node:cluster` and the async model with `--workers 0`, one "
-        f"worker per core ({results.cores} here).",
-        "",
+        f"worker per core ({results.cores} here).", "",
     ] + parts + [
         "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
-        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):",
-        "",
-        post,
-        "",
+        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "", post, "",
         "![e1b-requests-per-s.png](e1b-requests-per-s.png)",
-        "![e1b-latency.png](e1b-latency.png)",
-        "",
+        "![e1b-latency.png](e1b-latency.png)", "",
     ])
 
 
-# ---------------------------------------------------------------------------------------------
-# The claims
+# ---- the claims ------------------------------------------------------------------------------
 
 
 def cores_claim(r):
     def side(blocking_like, async_like):
         b, a = base(blocking_like, 200), base(async_like, 200)
-        spread_cpu = r.spread(b, "server_cpu_pct_core")
-        busy = r.spread(b, "machine_busy_pct")
+        spread_cpu, busy = (r.spread(b, key) for key in ("server_cpu_pct_core", "machine_busy_pct"))
         single = r.spread(a, "server_cpu_pct_core")
         if None in (spread_cpu, busy, single):
             return needs(b, a)
@@ -128,18 +105,13 @@ def cores_claim(r):
                     f"core, machine {spread_text(busy, 0, suffix=' %')} busy; {async_like} "
                     f"{spread_text(single, 0, suffix=' %')} of one core "
                     f"({fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s))")
-
-        def cause():
-            parts = []
-            if NOT_REPRODUCED in (verdicts["spread"], verdicts["busy"]):
-                parts.append(f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
-                             f"{machine_split(r, b)}")
-            if verdicts["single"] == NOT_REPRODUCED:
-                parts.append(f"{async_like} used more than one core: "
-                             f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
-                             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")
-            return "; ".join(parts) + "."
-        return judged(evidence, all_of(*verdicts.values()), cause, spread_cpu)
+        return judged(evidence, all_of(*verdicts.values()), lambda: causes(
+            (all_of(verdicts["spread"], verdicts["busy"]),
+             f"{blocking_like} got no more of the {r.cores} cores (100 % each): "
+             f"{machine_split(r, b)}"),
+            (verdicts["single"], f"{async_like} used more than one core: "
+             f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
+             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")), spread_cpu)
 
     return Claim("E1b cores",
                  "The Apache+PHP side spreads over every core; one Node.js process uses at most "
@@ -152,8 +124,7 @@ def cores_claim(r):
 def flat_claim(r, real, model, name):
     def side(server):
         low, high = base(server, 20), base(server, 200)
-        rate = r.paired([high, low], "requests_per_s", lambda a, b: a / b if b else None)
-        growth = r.paired([high, low], "mean_ms", lambda a, b: a / b if b else None)
+        rate, growth = (r.paired([high, low], key, ratio) for key in ("requests_per_s", "mean_ms"))
         if rate is None or growth is None:
             return needs(low, high)
         evidence = (f"{fmt(r.figure(low, 'requests_per_s'))} → "
@@ -162,24 +133,16 @@ def flat_claim(r, real, model, name):
                     f"{ms(r.figure(high, 'mean_ms'))} ({spread_text(growth, 1, prefix='×')})")
         verdict_rate = within(rate, FLAT_LOW, FLAT_HIGH)
         verdict_latency = at_least(growth, LATENCY_GROWTH)
-
-        def cause():
-            parts = []
-            if verdict_rate == NOT_REPRODUCED:
-                direction = "rose" if rate.median > 1 else "fell"
-                parts.append(
-                    f"requests/s {direction} ×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; "
-                    f"at -c 200 {machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
-                    f"{cpu_per_request(r, high)} at -c 200; "
-                    f"{fmt(r.figure(high, 'failed'), 0)} failed, longest "
-                    f"{ms(r.figure(high, 'max_ms'), 0)}, "
-                    f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
-                    f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200")
-            if verdict_latency == NOT_REPRODUCED:
-                parts.append(f"mean latency grew only ×{growth.median:.1f} while the rate "
-                             f"changed ×{rate.median:.2f}")
-            return "; ".join(parts) + "."
-        return judged(evidence, all_of(verdict_rate, verdict_latency), cause, rate)
+        return judged(evidence, all_of(verdict_rate, verdict_latency), lambda: causes(
+            (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
+             f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
+             f"{machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
+             f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
+             f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
+             f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
+             f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200"),
+            (verdict_latency, f"mean latency grew only ×{growth.median:.1f} while the rate "
+             f"changed ×{rate.median:.2f}")), rate)
 
     return Claim(f"E1b flat: {name}",
                  f"Throughput stays roughly flat from -c 20 to -c 200 while mean latency grows — "
@@ -190,9 +153,8 @@ def flat_claim(r, real, model, name):
 
 def cluster_claim(r):
     def side(single, cluster):
-        gains = {c: r.paired([base(cluster, c), base(single, c)], "requests_per_s",
-                             lambda a, b: a / b if b else None) for c in (20, 200)}
-        measured = {c: g for c, g in gains.items() if g is not None}
+        measured = {c: g for c in (20, 200) if (g := r.paired(
+            [base(cluster, c), base(single, c)], "requests_per_s", ratio)) is not None}
         if not measured:
             return needs(base(single, 20), base(cluster, 20))
         evidence = "; ".join(
@@ -208,7 +170,7 @@ def cluster_claim(r):
                 return (f"-c {c}: with one worker {machine_split(r, alone)}, so {idle:.0f} % of "
                         f"the machine was left for more workers; with {r.cores} workers "
                         f"{machine_split(r, base(cluster, c))}")
-            return "; ".join(one(c) for c, v in verdicts.items() if v == NOT_REPRODUCED) + "."
+            return causes(*((v, one(c)) for c, v in verdicts.items()))
         return judged(evidence, all_of(*verdicts.values()), cause,
                       min(measured.values(), key=lambda g: g.median))
 
@@ -222,17 +184,13 @@ def cluster_claim(r):
 def faster_claims(r):
     def side(blocking_like, async_like, threshold):
         b, a = base(blocking_like, 20), base(async_like, 20)
-
-        def describe(ratio):
-            return (f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, {async_like} "
-                    f"{fmt(r.figure(a, 'requests_per_s'))} req/s "
-                    f"({spread_text(ratio, prefix='×')})")
-
-        def cause():
-            return (f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
-                    f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
-        return ratio_side(r, b, a, "requests_per_s", lambda ratio: at_least(ratio, threshold),
-                          describe, cause)
+        return ratio_side(
+            r, b, a, "requests_per_s", lambda spread: at_least(spread, threshold),
+            lambda spread: f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, "
+            f"{async_like} {fmt(r.figure(a, 'requests_per_s'))} req/s "
+            f"({spread_text(spread, prefix='×')})",
+            lambda: f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
+            f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
 
     return [
         Claim("E1b PHP faster",
@@ -249,13 +207,11 @@ def faster_claims(r):
 def driver_claim(r):
     """mysql-native against mysql under ab, the real side only."""
     native, mysql = base("node-native", 20), base("node", 20)
-
-    def describe(ratio):
-        return (f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
-                f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
-                f"({spread_text(ratio, prefix='×')})")
     real = not_runnable(r, native) or ratio_side(
-        r, native, mysql, "requests_per_s", lambda ratio: at_most(ratio, 1.0), describe,
+        r, native, mysql, "requests_per_s", lambda spread: at_most(spread, 1.0),
+        lambda spread: f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
+        f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
+        f"({spread_text(spread, prefix='×')})",
         lambda: f"mysql-native: {cpu_per_request(r, native)}; mysql: {cpu_per_request(r, mysql)}.")
     return Claim("E1b mysql-native",
                  "Under ab, Node.js with mysql-native is slower still than with mysql (E1b)",
@@ -301,14 +257,11 @@ def headline(results):
 
 
 def pair_rows(results, model, real):
-    rows = []
-    for c in CONCURRENCIES:
-        rows += pair_row(results, f"/html requests/s, -c {c}", base(model, c), base(real, c),
-                         "requests_per_s")
+    rows = [row for c in CONCURRENCIES for row in pair_row(
+        results, f"/html requests/s, -c {c}", base(model, c), base(real, c), "requests_per_s")]
 
     def shape(server, low, high):
-        return results.per_round([base(server, high), base(server, low)], "requests_per_s",
-                                 lambda a, b: a / b if b else None)
+        return results.per_round([base(server, high), base(server, low)], "requests_per_s", ratio)
     for low, high in zip(CONCURRENCIES, CONCURRENCIES[1:]):
         rows += pair_derived_row(results, f"shape: requests/s -c {high} ÷ -c {low}",
                                  shape(model, low, high), shape(real, low, high), 2)
@@ -318,7 +271,6 @@ def pair_rows(results, model, real):
                                      results.per_request_ms_values(base(model, c), who),
                                      results.per_request_ms_values(base(real, c), who), 3)
     for key, name in (("server_peak_threads", "threads"), ("server_peak_processes", "processes")):
-        rows += pair_row(results, f"peak {name}, -c 200", base(model, 200), base(real, 200),
-                         key, 0)
+        rows += pair_row(results, f"peak {name}, -c 200", base(model, 200), base(real, 200), key, 0)
     return rows
 

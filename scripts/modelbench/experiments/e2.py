@@ -11,10 +11,10 @@ than half the requests non-200 at -c 200, none at -c 100. The kernel's counters
 from dataclasses import replace
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import SIDES, cpu_per_request, figures, rounds, server_order
+from modelbench.experiments.base import (SIDES, cpu_per_request, figures, keys_with, nothing,
+                                         run_table)
 from modelbench.report.results import client_text
-from modelbench.report.runtable import (counter_rows, load_rows, pair_derived_row, pair_row,
-                                        table_notes)
+from modelbench.report.runtable import counter_rows, load_rows, pair_derived_row, pair_row
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
                                         judged, needs, ratio_side, spread_text, within)
@@ -61,37 +61,29 @@ def nginx_base(key, c=200):
 
 
 def plan(ctx):
-    n = REQUESTS[ctx.size]
-    load = Load("ab", "/hello", 200, n=n)
+    load = Load("ab", "/hello", 200, n=REQUESTS[ctx.size])
     record = {"somaxconn": somaxconn()}
+    posts = ("--backlog", str(POSTS_BACKLOG))
     groups = []
-    for server in ctx.servers(needs="/hello"):
-        groups.append(Group([Run(base(server.key), f"E2 {server.key}: {load.text()}", KEY, server,
-                                 load, record=record)]))
-        groups.append(Group([Run(base(server.key, POSTS_BACKLOG),
-                                 f"E2 {server.key} --backlog {POSTS_BACKLOG}: {load.text()}", KEY,
-                                 server, load, flags=("--backlog", str(POSTS_BACKLOG)),
-                                 record=record)]))
+    for s in ctx.servers(needs="/hello"):
+        groups += [Group([Run(base(s.key), f"E2 {s.key}: {load.text()}", KEY, s, load,
+                              record=record)]),
+                   Group([Run(base(s.key, POSTS_BACKLOG), f"E2 {s.key} --backlog "
+                              f"{POSTS_BACKLOG}: {load.text()}", KEY, s, load, flags=posts,
+                              record=record)])]
     behind = []
     for key, system, own, front, concurrencies in BEHIND_NGINX:
-        if not ctx.has(system):
-            continue
-        server = ctx.server(system, own_flags=own, key=key)
-        if front:
-            server = replace(server, behind_nginx=True)
-        runs = []
-        for c in concurrencies:
-            load = Load("ab", "/hello", c, n=NGINX_REQUESTS[ctx.size])
-            runs.append(Run(nginx_base(key, c), f"E2 {key} through nginx: {load.text()}", KEY,
-                            server, load, flags=("--backlog", str(POSTS_BACKLOG)),
-                            record=record))
-        behind.append(Group(runs))
+        if ctx.has(system):
+            server = replace(ctx.server(system, own_flags=own, key=key), behind_nginx=front)
+            loads = [Load("ab", "/hello", c, n=NGINX_REQUESTS[ctx.size]) for c in concurrencies]
+            behind.append(Group([Run(nginx_base(key, load.c), f"E2 {key} through nginx: "
+                                     f"{load.text()}", KEY, server, load, flags=posts,
+                                     record=record) for load in loads]))
     return [Part(groups, ROUNDS[ctx.size]), Part(behind, ROUNDS[ctx.size])]
 
 
 def keys(results):
-    return [k for k in server_order(results) if results.has(base(k))
-            or results.has(base(k, POSTS_BACKLOG))]
+    return keys_with(results, base, lambda k: base(k, POSTS_BACKLOG))
 
 
 def section(results):
@@ -99,27 +91,22 @@ def section(results):
     for backlog, title in ((None, f"the servers' listen queue ({SERVERS_BACKLOG})"),
                            (POSTS_BACKLOG, f"`--backlog {POSTS_BACKLOG}`: the posts' listen queue")):
         bases = [base(k, backlog) for k in keys(results) if results.has(base(k, backlog))]
-        if not bases:
-            continue
-        parts += [f"### {title}", "",
-                  table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
-                        load_rows(results, bases, counter_rows(results, bases)))]
-        parts += table_notes(results, bases) + [""]
+        if bases:
+            parts += run_table(results, title, bases,
+                               load_rows(results, bases, counter_rows(results, bases)))
     parts += nginx_section(results)
     if not parts:
         return ""
     first = results.record(next(base(k) for k in keys(results)))
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"{client_text(first)} against `/hello` (`Hello World! 10\\n`). The post, through nginx: "
         "PHP-FPM 5042 req/s, Node.js 5356 req/s, no failures, the longest request about "
         "3.2–3.7 s in every run: a SYN sent again after the listen queue overflowed. Kernels "
         f"before 5.4 capped every listen queue at {POSTS_BACKLOG} (`net.core.somaxconn`); this "
         f"machine's is {first.get('somaxconn', '?')}, so E2 runs twice: with the servers' queue "
         f"of {SERVERS_BACKLOG} and with `--backlog {POSTS_BACKLOG}`. The kernel's counters are "
-        "the deltas of `/proc/net/netstat` (TcpExt) over each run, for the whole machine.",
-        "",
+        "the deltas of `/proc/net/netstat` (TcpExt) over each run, for the whole machine.", "",
     ] + parts)
 
 
@@ -144,18 +131,16 @@ def nginx_section(results):
         d, b = (results.per_request_ms(x, "server") for x in (direct, behind))
         if d is not None and b is not None:
             share.append([model, fmt(1000 * d, 1), fmt(1000 * b, 1), fmt(1000 * (b - d), 1)])
-    out = ["### As the post ran it: through nginx", "",
-           f"`ab -r -c 200 -n {results.record(bases[0]).get('requests')}` against `/hello` "
-           "through nginx 1.22 (one worker, a new upstream connection per request, as the post's "
-           f"nginx 0.8), every listen queue at {POSTS_BACKLOG}, the cap of the post's kernel: "
-           "nginx's, and PHP-FPM's `listen.backlog` (`--fpm-backlog`), the setting that decides "
-           "whether a burst of connections to FPM's unix socket fails (a full unix-socket queue "
-           "refuses nginx's connect at once: 502; a full TCP queue drops the SYN and the client "
-           "retries). `fpm-unix-511` is the other side of that setting. A system's CPU here is "
-           "its whole tree, nginx included.", "",
-           table(["value"] + labels, load_rows(results, bases, extra + counter_rows(results,
-                                                                                   bases)))]
-    out += table_notes(results, bases) + [""]
+    out = run_table(
+        results, "As the post ran it: through nginx", bases,
+        load_rows(results, bases, extra + counter_rows(results, bases)), labels,
+        f"`ab -r -c 200 -n {results.record(bases[0]).get('requests')}` against `/hello` through "
+        "nginx 1.22 (one worker, a new upstream connection per request, as the post's nginx 0.8), "
+        f"every listen queue at {POSTS_BACKLOG}, the cap of the post's kernel: nginx's, and "
+        "PHP-FPM's `listen.backlog` (`--fpm-backlog`), the setting that decides whether a burst of "
+        "connections to FPM's unix socket fails (a full unix-socket queue refuses nginx's connect "
+        "at once: 502; a full TCP queue drops the SYN and the client retries). `fpm-unix-511` is "
+        "the other side of that setting. A system's CPU here is its whole tree, nginx included.")
     if share:
         out += ["What nginx adds to a model's CPU per /hello request (µs: directly with "
                 f"`--backlog {POSTS_BACKLOG}`, behind nginx, the difference):", "",
@@ -164,15 +149,16 @@ def nginx_section(results):
 
 
 def nginx_claims(r):
-    def similar(numerator, denominator, low, high):
-        return ratio_side(r, nginx_base(numerator), nginx_base(denominator), "requests_per_s",
-                          lambda ratio: within(ratio, low, high),
-                          lambda ratio: f"{numerator} ÷ {denominator} {spread_text(ratio, prefix='×')}",
-                          lambda: f"{numerator}: {cpu_per_request(r, nginx_base(numerator))}; "
-                          f"{denominator}: {cpu_per_request(r, nginx_base(denominator))}.")
+    def compared(numerator, denominator, judge, names=None):
+        """numerator's requests/s over denominator's through nginx; names: theirs in the text."""
+        a, b = nginx_base(numerator), nginx_base(denominator)
+        n, d = names or (numerator, denominator)
+        return ratio_side(r, a, b, "requests_per_s", judge,
+                          lambda spread: f"{n} ÷ {d} {spread_text(spread, prefix='×')}",
+                          lambda: f"{n}: {cpu_per_request(r, a)}; {d}: {cpu_per_request(r, b)}.")
 
-    def behind(keys_):
-        return [list(keys_), [nginx_base(k) for k in keys_]]
+    def similar(spread):
+        return within(spread, SIMILAR_LOW, SIMILAR_HIGH)
 
     unix, c100, other = (nginx_base("fpm-unix"), nginx_base("fpm-unix", 100),
                          nginx_base("fpm-unix-511"))
@@ -191,68 +177,61 @@ def nginx_claims(r):
               "fast as PHP-FPM (E2: 5356 vs 5042 req/s, +6 %)",
               f"Node.js ÷ PHP-FPM within ×{SIMILAR_LOW}–×{SIMILAR_HIGH} (the async side ÷ the "
               "blocking side for the models)",
-              similar("node-nginx", "fpm", SIMILAR_LOW, SIMILAR_HIGH),
-              similar("async-nginx", "blocking-nginx", SIMILAR_LOW, SIMILAR_HIGH)),
+              compared("node-nginx", "fpm", similar),
+              compared("async-nginx", "blocking-nginx", similar)),
         Claim("E2n Express below Node.js", "Express serves clearly less than plain Node.js "
               "(E2: 3529 vs 5356 req/s, −34 %)", f"Express ÷ Node.js ×{EXPRESS_BELOW} or less",
-              ratio_side(r, nginx_base("express-nginx"), nginx_base("node-nginx"),
-                         "requests_per_s", lambda ratio: at_most(ratio, EXPRESS_BELOW),
-                         lambda ratio: f"express ÷ node {spread_text(ratio, prefix='×')}",
-                         lambda: f"express: {cpu_per_request(r, nginx_base('express-nginx'))}; "
-                         f"node: {cpu_per_request(r, nginx_base('node-nginx'))}."), no_model),
+              compared("express-nginx", "node-nginx", lambda spread: at_most(spread, EXPRESS_BELOW),
+                       ("express", "node")), no_model),
         Claim("E2n FPM unix socket", "PHP-FPM on a unix socket answers many requests non-200 at "
               "-c 200 and none at -c 100 (E2): its listen.backlog, 128 then, decides",
               "non-2xx > 0 at -c 200 and 0 at -c 100 with listen.backlog 128; 0 with 511",
               socket, no_model),
         Claim("E2n no failures", "Through nginx over TCP, no failed requests (E2)",
               "0 failed and 0 non-2xx in every run of the side",
-              failures_side(r, *behind(NGINX_REAL)), failures_side(r, *behind(NGINX_MODELS))),
+              failures_side(r, NGINX_REAL, nginx_base), failures_side(r, NGINX_MODELS, nginx_base)),
         Claim("E2n 3-s requests", "Through nginx, the longest request takes about 3 s (E2: "
               "3.2–3.7 s)", f"the side's longest request ≥ {RETRANSMIT_MS} ms",
-              slow_side(r, *behind(NGINX_REAL), POSTS_BACKLOG),
-              slow_side(r, *behind(NGINX_MODELS), POSTS_BACKLOG)),
+              slow_side(r, NGINX_REAL, nginx_base, POSTS_BACKLOG),
+              slow_side(r, NGINX_MODELS, nginx_base, POSTS_BACKLOG)),
     ]
 
 
-def failures_side(r, names, bases):
-    """No failed and no non-2xx request in any of the side's runs."""
-    worst = r.paired(bases, "failed", max)
-    non2xx = r.paired(bases, "non2xx", max)
+def failures_side(r, names, base_of):
+    """No failed and no non-2xx request in any of the side's runs (base_of(name) of each)."""
+    bases = [base_of(s) for s in names]
+    worst, non2xx = (r.paired(bases, key, max) for key in ("failed", "non2xx"))
     if worst is None or non2xx is None:
         return needs(*bases)
     evidence = "; ".join(f"{s}: {spread_text(r.spread(b, 'failed'), 0)} failed, "
                          f"{spread_text(r.spread(b, 'non2xx'), 0)} non-2xx"
                          for s, b in zip(names, bases))
-
-    def cause():
-        return "; ".join(
-            f"{s}: {fmt(r.figure(b, 'failed_length'), 0)} Length and "
-            f"{fmt(r.figure(b, 'failed_other'), 0)} connect/receive/exception failures, "
-            f"{fmt(r.figure(b, 'non2xx'), 0)} non-2xx" for s, b in zip(names, bases)) + "."
-    return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), cause, worst)
+    return judged(evidence, all_of(at_most(worst, 0), at_most(non2xx, 0)), lambda: "; ".join(
+        f"{s}: {fmt(r.figure(b, 'failed_length'), 0)} Length and "
+        f"{fmt(r.figure(b, 'failed_other'), 0)} connect/receive/exception failures, "
+        f"{fmt(r.figure(b, 'non2xx'), 0)} non-2xx" for s, b in zip(names, bases)) + ".", worst)
 
 
-def slow_side(r, names, bases, queue, overflowed=False):
+def slow_side(r, names, base_of, queue, overflowed=False):
     """The side's longest request at least a SYN retransmit's second (and, with overflowed, its
     listen queue overflowing); queue: its listen queue, for the cause."""
+    bases = [base_of(s) for s in names]
     longest = r.paired(bases, "max_ms", max)
     if longest is None:
         return needs(*bases)
-    overflows = r.paired(bases, "listen_overflows", lambda *v: sum(v))
-    retransmits = r.paired(bases, "syn_retransmits", lambda *v: sum(v))
+    overflows, retransmits = (r.paired(bases, key, lambda *v: sum(v))
+                              for key in ("listen_overflows", "syn_retransmits"))
     evidence = "; ".join(
         f"{s}: longest {spread_text(r.spread(b, 'max_ms'), 0, suffix=' ms')}, "
         f"listen queue overflows {spread_text(r.spread(b, 'listen_overflows'), 0)}, SYN "
         f"retransmits {spread_text(r.spread(b, 'syn_retransmits'), 0)}"
         for s, b in zip(names, bases))
-    verdicts = [at_least(longest, RETRANSMIT_MS)] + ([at_least(overflows, 1)] if overflowed
-                                                      else [])
+    verdicts = [at_least(longest, RETRANSMIT_MS)] + ([at_least(overflows, 1)] if overflowed else [])
 
     def cause():
         if overflows is not None and overflows.high == 0:
-            return (f"the listen queue never overflowed (0 ListenOverflows in every run): a "
-                    f"queue of {queue} held ab's 200 connections, so no SYN had to be sent "
-                    "again.")
+            return ("the listen queue never overflowed (0 ListenOverflows in every run): a queue "
+                    f"of {queue} held ab's 200 connections, so no SYN had to be sent again.")
         return (f"the listen queue overflowed ({spread_text(overflows, 0)} ListenOverflows in "
                 f"the side's runs of a round), and clients sent {spread_text(retransmits, 0)} "
                 f"SYNs again (TCPSynRetrans); no request waited for a retransmit's 1 s: the "
@@ -261,38 +240,36 @@ def slow_side(r, names, bases, queue, overflowed=False):
 
 
 def claims(r):
+    nginx = nginx_claims(r) if nginx_bases(r) else []
     if not keys(r):
-        return nginx_claims(r) if nginx_bases(r) else []
-    first = r.record(next(base(k) for k in keys(r)))
-    cap = first.get("somaxconn", SERVERS_BACKLOG)
+        return nginx
+    cap = r.record(next(base(k) for k in keys(r))).get("somaxconn", SERVERS_BACKLOG)
 
-    def direct(side, backlog=None):
-        names = SIDES[side]
-        return [names, [base(s, backlog) for s in names]]
+    def posts(s):
+        return base(s, POSTS_BACKLOG)
 
     retransmit = ("The longest /hello request at -c 200 takes about 3 s: a SYN retransmit after "
                   "the listen queue overflowed (E2: 3.2–3.7 s)")
     return [
         Claim("E2 no failures", "Hello world at -c 200: no failed requests (E2)",
               "0 failed and 0 non-2xx in every run of the side",
-              failures_side(r, *direct("real")), failures_side(r, *direct("model"))),
+              failures_side(r, SIDES["real"], base), failures_side(r, SIDES["model"], base)),
         Claim("E2 3-s requests", retransmit + f", with the servers' listen queue "
               f"({SERVERS_BACKLOG}; somaxconn {cap})",
               f"the side's longest request ≥ {RETRANSMIT_MS} ms",
-              slow_side(r, *direct("real"), min(SERVERS_BACKLOG, cap)),
-              slow_side(r, *direct("model"), min(SERVERS_BACKLOG, cap))),
+              slow_side(r, SIDES["real"], base, min(SERVERS_BACKLOG, cap)),
+              slow_side(r, SIDES["model"], base, min(SERVERS_BACKLOG, cap))),
         Claim(f"E2 3-s requests, backlog {POSTS_BACKLOG}",
               retransmit + f", with the posts' listen queue: --backlog {POSTS_BACKLOG}, the cap "
               "of kernels before 5.4",
               f"the side's longest request ≥ {RETRANSMIT_MS} ms and listen queue overflows "
               "during its runs",
-              slow_side(r, *direct("real", POSTS_BACKLOG), POSTS_BACKLOG, True),
-              slow_side(r, *direct("model", POSTS_BACKLOG), POSTS_BACKLOG, True)),
-    ] + (nginx_claims(r) if nginx_bases(r) else [])
+              slow_side(r, SIDES["real"], posts, POSTS_BACKLOG, True),
+              slow_side(r, SIDES["model"], posts, POSTS_BACKLOG, True)),
+    ] + nginx
 
 
-def plots(results):
-    return []
+plots = nothing
 
 
 def headline(results):

@@ -6,9 +6,9 @@ reference and counts every other length as "Failed requests (Length)"; the post 
 1000. Its verdict does not depend on noise: one round by default."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import SIDES, figures, server_order
-from modelbench.report.runtable import load_rows, table_notes
-from modelbench.report.tables import fmt, table
+from modelbench.experiments.base import SIDES, figures, nothing, run_table, server_order
+from modelbench.report.runtable import load_rows
+from modelbench.report.tables import fmt
 from modelbench.report.verdicts import Claim, all_of, at_least, at_most, judged, needs, spread_text
 
 KEY = "E3"
@@ -36,39 +36,38 @@ def base(key, with_l=False):
 
 def plan(ctx):
     n = REQUESTS[ctx.size]
+    plain = Load("ab", "/factorial", 5, n=n)
+    variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
+    page = Load("ab", "/html", 5, n=n)
     groups = []
-    for server in ctx.servers(SYSTEMS, needs="/factorial"):
-        plain = Load("ab", "/factorial", 5, n=n)
-        variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
-        page = Load("ab", "/html", 5, n=n)
+    for s in ctx.servers(SYSTEMS, needs="/factorial"):
         # The -l run follows on the same server, warm from the run before it.
-        runs = [Run(base(server.key), f"E3 {server.key}: {plain.text()}", KEY, server, plain),
-                Run(base(server.key, True), f"E3 {server.key}: {variable.text()}", KEY, server,
-                    variable, warm=False)]
-        if server.system.name != "node" and ctx.size in PAGE_SIZES:
-            runs.append(Run(page_base(server.key), f"E3 {server.key}: {page.text()}", KEY,
-                            server, page))
+        runs = [Run(base(s.key), f"E3 {s.key}: {plain.text()}", KEY, s, plain),
+                Run(base(s.key, True), f"E3 {s.key}: {variable.text()}", KEY, s, variable,
+                    warm=False)]
+        if s.system.name != "node" and ctx.size in PAGE_SIZES:
+            runs.append(Run(page_base(s.key), f"E3 {s.key}: {page.text()}", KEY, s, page))
         groups.append(Group(runs))
     return [Part(groups, ROUNDS[ctx.size])]
 
 
 def bases(results):
-    return [b for k in server_order(results) for b in (base(k), base(k, True))
-            if results.has(b)]
+    return [b for k in server_order(results) for b in (base(k), base(k, True)) if results.has(b)]
 
 
 def page_section(results):
     found = [page_base(k) for k in server_order(results) if results.has(page_base(k))]
     if not found:
         return []
-    extra = [["the post (its CMS page, 7724 bytes)"] +
-             ["43.0 req/s" if results.record(b)["server"] == "apache-fpm" else ""
-              for b in found] + ["30.6 req/s"]]
+    post = [["the post (its CMS page, 7724 bytes)"] +
+            ["43.0 req/s" if results.record(b)["server"] == "apache-fpm" else "" for b in found]
+            + ["30.6 req/s"]]
     rows = [row + [APPSERVER if i == 0 else ""] for i, row in
-            enumerate(load_rows(results, found))] + extra
-    return [f"### `ab -r -n {results.record(found[0]).get('requests')} -c 5` against `/html`", "",
-            table(["value"] + [results.label(results.record(b)["server"]) for b in found] +
-                  ["appserver.io 1.0.1"], rows)] + table_notes(results, found) + [""]
+            enumerate(load_rows(results, found))] + post
+    return run_table(results, f"`ab -r -n {results.record(found[0]).get('requests')} -c 5` "
+                     "against `/html`", found, rows,
+                     [results.label(results.record(b)["server"]) for b in found] +
+                     ["appserver.io 1.0.1"])
 
 
 def section(results):
@@ -78,22 +77,17 @@ def section(results):
     first = results.record(found[0])
     labels = [results.label(results.record(b)["server"]) + (" -l" if b.endswith("-l") else "")
               for b in found]
-    extra = [
-        ["of which Length failures"] + [fmt(results.figure(b, "failed_length"), 0) for b in found],
-        ["complete requests"] + [fmt(results.figure(b, "complete"), 0) for b in found],
-    ]
+    extra = [[label] + [fmt(results.figure(b, key), 0) for b in found] for label, key in
+             (("of which Length failures", "failed_length"), ("complete requests", "complete"))]
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         f"`ab -r -n {first.get('requests')} -c {first.get('concurrency')}` against `/factorial` "
         "(n! for a random n in 10..40, so the body length varies), then the same with `-l`. ab "
         "takes the first response's length as the reference and counts every other length as "
-        "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.",
-        "",
-        f"### `ab -r -n {first.get('requests')} -c 5` against `/factorial`, without and with "
-        "`-l`", "",
-        table(["value"] + labels, load_rows(results, found, extra)),
-    ] + table_notes(results, found) + [""] + page_section(results))
+        "'Failed requests (Length)'; the post saw 970 of 1000. `-l` accepts varying lengths.", "",
+    ] + run_table(results, f"`ab -r -n {first.get('requests')} -c 5` against `/factorial`, "
+                  "without and with `-l`", found, load_rows(results, found, extra), labels)
+        + page_section(results))
 
 
 def claims(r):
@@ -101,8 +95,7 @@ def claims(r):
         return []
 
     def side(systems):
-        plain = [base(s) for s in systems]
-        with_l = [base(s, True) for s in systems]
+        plain, with_l = [base(s) for s in systems], [base(s, True) for s in systems]
         fewest = r.paired(plain, "failed_length", min)
         most_with_l = r.paired(with_l, "failed", max)
         if fewest is None or most_with_l is None:
@@ -111,23 +104,16 @@ def claims(r):
             f"{s}: {spread_text(r.spread(p, 'failed_length'), 0)} Length failures of "
             f"{fmt(r.figure(p, 'complete'), 0)}, with -l {spread_text(r.spread(l, 'failed'), 0)} "
             "failed" for s, p, l in zip(systems, plain, with_l))
-
-        def cause():
-            return (f"Length failures without -l {spread_text(fewest, 0)} (the fewest of the "
-                    f"side), failed with -l {spread_text(most_with_l, 0)} (the most): "
-                    f"{r.record(plain[0]).get('command', '')}.")
-        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)), cause,
-                      fewest)
+        return judged(evidence, all_of(at_least(fewest, 1), at_most(most_with_l, 0)),
+                      lambda: f"Length failures without -l {spread_text(fewest, 0)} (the fewest "
+                      f"of the side), failed with -l {spread_text(most_with_l, 0)} (the most): "
+                      f"{r.record(plain[0]).get('command', '')}.", fewest)
 
     return [Claim("E3 Length",
                   "ab counts responses whose length differs from the first as failed (Length); "
                   "`-l` accepts them (E3: 970 of 1000 failed)",
                   "Length failures > 0 without -l and 0 failed with -l, for both of the side",
                   side(REAL), side(SIDES["model"]))]
-
-
-def plots(results):
-    return []
 
 
 def headline(results):
@@ -138,5 +124,4 @@ def headline(results):
                                 for k in server_order(results)], "requests_per_s", 1)}
 
 
-def pair_rows(results, model, real):
-    return []
+plots = pair_rows = nothing

@@ -6,10 +6,10 @@ Node.js 1437 and PHP+Apache 1990 trans/s, siege concurrency 281 against 5.6). Th
 follows the 500-user one on the same server, warm from it."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import (SIDES, cpu_per_request, figures, machine_split, ms,
-                                         server_order)
-from modelbench.report.runtable import load_rows, pair_row, table_notes
-from modelbench.report.tables import fmt, range_cell, table
+from modelbench.experiments.base import (SIDES, cpu_per_request, figures, keys_with,
+                                         machine_split, ms, nothing, ratio, run_table)
+from modelbench.report.runtable import load_rows, pair_row
+from modelbench.report.tables import fmt, range_cell
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, judged, needs,
                                         ratio_side, spread_text, within)
 
@@ -35,79 +35,61 @@ def siege_base(key, users):
 
 
 def plan(ctx):
-    delay = DELAY_MS[ctx.size]
-    tasks = Load("tasks", "/tasks", delay_ms=delay)
-    servers = ctx.servers(needs="/tasks")
+    tasks = Load("tasks", "/tasks", delay_ms=DELAY_MS[ctx.size])
     demo = [Group([Run(tasks_base(s.key), f"E4 {s.key}: {tasks.text()}", KEY, s, tasks,
-                       warm=False)]) for s in servers]
-    crowds = []
-    for server in ctx.servers(needs="/json"):
-        runs = []
-        for users, seconds in zip(USERS, SIEGE_S[ctx.size]):
-            load = Load("siege", "/json", users, seconds=seconds, delay_s=1)
-            runs.append(Run(siege_base(server.key, users), f"E4 {server.key}: {load.text()}",
-                            KEY, server, load, warm=users == USERS[0]))
-        crowds.append(Group(runs))
+                       warm=False)]) for s in ctx.servers(needs="/tasks")]
+    loads = [Load("siege", "/json", users, seconds=seconds, delay_s=1)
+             for users, seconds in zip(USERS, SIEGE_S[ctx.size])]
+    crowds = [Group([Run(siege_base(s.key, load.c), f"E4 {s.key}: {load.text()}", KEY, s, load,
+                         warm=load.c == USERS[0]) for load in loads])
+              for s in ctx.servers(needs="/json")]
     return [Part(demo, 1), Part(crowds, SIEGE_ROUNDS[ctx.size])]
-
-
-def keys(results, pattern):
-    return [k for k in server_order(results) if results.has(pattern(k))]
 
 
 def section(results):
     parts = []
-    for key in keys(results, tasks_base):
+    for key in keys_with(results, tasks_base):
         b = tasks_base(key)
-        rounds_ = results.rounds(b)
-        if not rounds_:
+        if not results.ok(b):
             parts += [f"**{key}**: the demo failed: {results.record(b).get('cause')}", ""]
             continue
-        first = next(iter(rounds_.values()))
         after = results.values(b, "task_two_after_response")
         parts += [f"**{key}** — response after "
                   f"{results.spread(b, 'response_ms').text(0, suffix=' ms')}; task two "
                   f"logged after the response arrived in {sum(after)} of {len(after)} runs:",
-                  "", "```"] + first["timeline"] + ["```", ""]
+                  "", "```"] + results.record(b)["timeline"] + ["```", ""]
     if parts:
         delay = next(results.figure(tasks_base(k), "delay_ms") for k in
-                     keys(results, tasks_base) if results.ok(tasks_base(k)))
+                     keys_with(results, tasks_base) if results.ok(tasks_base(k)))
         parts = [f"### `/tasks?delay_ms={fmt(delay, 0)}`", "",
                  "Task one is logged, task two is scheduled after the delay (a timer on the "
                  "Node.js side, a sleep of the worker on the Apache+PHP side), task three is the "
                  "response. Server lines are the server's stderr (Apache's error log for php; "
                  "UTC); client lines are this script's request.", ""] + parts
     for users in USERS:
-        bases = [siege_base(k, users) for k in keys(results, lambda k: siege_base(k, users))]
+        bases = [siege_base(k, users) for k in keys_with(results, lambda k: siege_base(k, users))]
         if not bases:
             continue
-        first = results.record(bases[0])
-
-        def row(label, key, digits):
-            return [label] + [fmt(results.figure(b, key), digits) for b in bases]
-
-        extra = [row("siege transactions", "complete", 0),
-                 row("availability (%)", "availability_pct", 2),
-                 row("siege concurrency", "siege_concurrency", 2),
-                 ["siege concurrency, range over the rounds"] +
-                 [range_cell(results.spread(b, "siege_concurrency"), 2) for b in bases]]
+        extra = [[label] + [fmt(results.figure(b, key), digits) for b in bases]
+                 for label, key, digits in (("siege transactions", "complete", 0),
+                                            ("availability (%)", "availability_pct", 2),
+                                            ("siege concurrency", "siege_concurrency", 2))]
+        extra.append(["siege concurrency, range over the rounds"] +
+                     [range_cell(results.spread(b, "siege_concurrency"), 2) for b in bases])
         post = ("about 990 trans/s for both" if users == 500 else
                 "Node.js 1437 trans/s, PHP+Apache 1990, siege concurrency 281 vs 5.6 (10 minutes)")
-        parts += [f"### /json under `siege -c {users} -d 1 -t {first.get('seconds'):g}S`", "",
-                  f"The post: {post}.", "",
-                  table(["value"] + [results.label(results.record(b)["server"]) for b in bases],
-                        load_rows(results, bases, extra))] + table_notes(results, bases) + [""]
+        parts += run_table(results, f"/json under `siege -c {users} -d 1 -t "
+                           f"{results.record(bases[0]).get('seconds'):g}S`", bases,
+                           load_rows(results, bases, extra), intro=f"The post: {post}.")
     if not parts:
         return ""
     return "\n".join([
-        f"## {TITLE}",
-        "",
+        f"## {TITLE}", "",
         "siege 4.0.7 with `scripts/siegerc` (a `limit` of 1024 users; HTTP/1.1, a new connection "
         "per transaction, as the post's defaults). The mean is siege's 'Concurrency' divided by "
         "its transaction rate; siege prints single times with 10 ms resolution, so its "
         "percentiles are multiples of 10 ms. siege's 'concurrency' is the time its users spent "
-        "waiting for responses over the elapsed time: the requests in flight on average.",
-        "",
+        "waiting for responses over the elapsed time: the requests in flight on average.", "",
     ] + parts)
 
 
@@ -126,13 +108,10 @@ def deferred_claim(r):
             f"after it in {sum(r.values(x, 'task_two_after_response'))} of "
             f"{len(r.values(x, 'task_two_after_response'))} runs"
             for name, x in ((blocking_like, b), (async_like, a))))
-
-        def cause():
-            return "the task log of the first run: " + " / ".join(
-                f"{name}: " + ", ".join(line.split("  ", 2)[-1] for line in
-                                        r.record(x).get("timeline", []))
-                for name, x in ((blocking_like, b), (async_like, a))) + "."
-        return judged(evidence, all_of(*verdicts), cause, response[a])
+        return judged(evidence, all_of(*verdicts), lambda: "the task log of the first run: " + (
+            " / ".join(f"{name}: " + ", ".join(line.split("  ", 2)[-1]
+                                               for line in r.record(x).get("timeline", []))
+                       for name, x in ((blocking_like, b), (async_like, a)))) + ".", response[a])
 
     return Claim("E4 deferred task",
                  "The deferred task runs after the response on the Node.js side and before it on "
@@ -145,42 +124,36 @@ def deferred_claim(r):
 def siege_claims(r):
     def similar_side(blocking_like, async_like):
         b, a = siege_base(blocking_like, 500), siege_base(async_like, 500)
-        ratio = r.paired([a, b], "requests_per_s", lambda x, y: x / y if y else None)
-        failed = r.paired([b, a], "failed", max)
-        if ratio is None or failed is None:
+        rate, failed = r.paired([a, b], "requests_per_s", ratio), r.paired([b, a], "failed", max)
+        if rate is None or failed is None:
             return needs(b, a)
         evidence = (f"{blocking_like} {fmt(r.figure(b, 'requests_per_s'))} trans/s "
                     f"({spread_text(r.spread(b, 'failed'), 0)} failed), {async_like} "
                     f"{fmt(r.figure(a, 'requests_per_s'))} "
                     f"({spread_text(r.spread(a, 'failed'), 0)} failed); {async_like} ÷ "
-                    f"{blocking_like} {spread_text(ratio, prefix='×')}")
+                    f"{blocking_like} {spread_text(rate, prefix='×')}")
 
         def cause():
-            return (f"{blocking_like}: {cpu_per_request(r, b)}, siege concurrency "
-                    f"{fmt(r.figure(b, 'siege_concurrency'), 1)}, {machine_split(r, b)}; "
-                    f"{async_like}: {cpu_per_request(r, a)}, siege concurrency "
-                    f"{fmt(r.figure(a, 'siege_concurrency'), 1)}, {machine_split(r, a)}.")
-        return judged(evidence, all_of(within(ratio, SIMILAR_LOW, SIMILAR_HIGH),
-                                       at_most(failed, 0)), cause, ratio)
+            return "; ".join(f"{name}: {cpu_per_request(r, x)}, siege concurrency "
+                             f"{fmt(r.figure(x, 'siege_concurrency'), 1)}, {machine_split(r, x)}"
+                             for name, x in ((blocking_like, b), (async_like, a))) + "."
+        return judged(evidence, all_of(within(rate, SIMILAR_LOW, SIMILAR_HIGH),
+                                       at_most(failed, 0)), cause, rate)
 
     def crowd_side(blocking_like, async_like, key, threshold):
         """The rate: the blocking side's over the async side's; the concurrency: the async
         side's over the blocking side's."""
         b, a = siege_base(blocking_like, 1000), siege_base(async_like, 1000)
         unit = "trans/s" if key == "requests_per_s" else "siege concurrency"
-
-        def describe(ratio):
-            return (f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
-                    f"{fmt(r.figure(a, key))} {unit} ({spread_text(ratio, prefix='×')})")
-
-        def cause():
-            return "; ".join(
+        first, second = (b, a) if key == "requests_per_s" else (a, b)
+        return ratio_side(
+            r, first, second, key, lambda spread: at_least(spread, threshold),
+            lambda spread: f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} "
+            f"{fmt(r.figure(a, key))} {unit} ({spread_text(spread, prefix='×')})",
+            lambda: "; ".join(
                 f"{name}: {fmt(r.figure(x, 'requests_per_s'))} trans/s, mean "
                 f"{ms(r.figure(x, 'mean_ms'), 0)}, {cpu_per_request(r, x)}, {machine_split(r, x)}"
-                for name, x in ((blocking_like, b), (async_like, a))) + "."
-        first, second = (b, a) if key == "requests_per_s" else (a, b)
-        return ratio_side(r, first, second, key, lambda ratio: at_least(ratio, threshold),
-                          describe, cause)
+                for name, x in ((blocking_like, b), (async_like, a))) + ".")
 
     return [
         Claim("E4 siege 500",
@@ -205,27 +178,25 @@ def siege_claims(r):
 
 
 def claims(results):
-    out = [deferred_claim(results)] if keys(results, tasks_base) else []
-    if keys(results, lambda k: siege_base(k, 500)):
+    out = [deferred_claim(results)] if keys_with(results, tasks_base) else []
+    if keys_with(results, lambda k: siege_base(k, 500)):
         out += siege_claims(results)
     return out
 
 
-def plots(results):
-    return []
+plots = nothing
 
 
 def headline(results):
     return figures(results, [(f"E4 {k} siege -c {users} trans/s", siege_base(k, users))
                              for users in USERS
-                             for k in keys(results, lambda k: siege_base(k, users))],
+                             for k in keys_with(results, lambda k: siege_base(k, users))],
                    "requests_per_s", 1)
 
 
 def pair_rows(results, model, real):
-    rows = []
-    for users in USERS:
-        rows += pair_row(results, f"E4 siege -c {users} trans/s", siege_base(model, users),
-                         siege_base(real, users), "requests_per_s")
+    rows = [row for users in USERS for row in pair_row(
+        results, f"E4 siege -c {users} trans/s", siege_base(model, users), siege_base(real, users),
+        "requests_per_s")]
     return rows + pair_row(results, "E4 siege -c 1000 concurrency", siege_base(model, 1000),
                            siege_base(real, 1000), "siege_concurrency", 2)

@@ -1,17 +1,15 @@
-"""E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on
-the thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the
-blocking model (a thread per connection, and Apache's prefork lifecycle), the async model (one
-event loop) and the async cluster (a loop per core).
+"""E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on the
+thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the blocking
+model (a thread per connection, and Apache's prefork lifecycle), the async model (one event loop)
+and the async cluster (a loop per core).
 
 The single event loop spends every request's cost on its one thread, so it serves at most one
-second's worth of costs per second; the blocking model spends it on many threads over every
-core, and the cluster on a loop per core. Where the blocking model overtakes the single loop,
-and where the cluster stops keeping up with the blocking model, are read from the measured
-points: the cost at which the blocking model's requests/s over the other's reaches ×1, taken at
-each cost as the median over the rounds of the ratio within a round, its logarithm interpolated
-linearly between the two measured costs around it (so that it falls where the lines cross on
-the plot's log scale).
-"""
+second's worth of costs per second; the blocking model spends it on many threads over every core,
+and the cluster on a loop per core. Where the blocking model overtakes the single loop, and where
+the cluster stops keeping up with the blocking model, are read from the measured points: the cost at
+which the blocking model's requests/s over the other's reaches ×1, taken at each cost as the median
+over the rounds of the ratio within a round, its logarithm interpolated linearly between the two
+measured costs around it (so that it falls where the lines cross on the plot's log scale)."""
 
 import math
 import os
@@ -19,7 +17,7 @@ import re
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import rounds
+from modelbench.experiments.base import nothing, ratio, rounds
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.tables import fmt, ratio_cell, table
 from modelbench.report.verdicts import Spread, median
@@ -42,32 +40,24 @@ SIZES = {"smoke": {"costs_us": (0, 1000), "concurrencies": (20,), "seconds": 1},
 # Each crossover: what it is, its label on the plot, the server the blocking model is compared
 # with, and what it means that the crossover is not within the sweep.
 CROSSOVERS = {"overtake": ("the blocking model overtakes the single event loop",
-                           "blocking overtakes async", "async",
-                           "the single event loop ahead"),
+                           "blocking overtakes async", "async", "the single event loop ahead"),
               "cluster": ("the async cluster stops keeping up with the blocking model",
-                          "cluster falls behind blocking", "async-cluster",
-                          "the cluster ahead")}
+                          "cluster falls behind blocking", "async-cluster", "the cluster ahead")}
 COLORS = {"blocking": "#c0392b", "blocking-prefork": "#c0392b", "async": "#2471a3",
           "async-cluster": "#1e8449"}
 
 
 def plan(ctx):
-    """A group per server and cost, its concurrencies one after the other on the server started
-    with that cost."""
     size = SIZES[ctx.size]
+    loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in size["concurrencies"]]
     groups = []
     for key, system, cluster, own in SERVERS:
-        if not ctx.has(system):
-            continue
-        server = ctx.server(system, cluster=cluster, own_flags=own, key=key)
-        for u in size["costs_us"]:
-            runs = []
-            for c in size["concurrencies"]:
-                load = Load("ab", "/html", c, seconds=size["seconds"])
-                runs.append(Run(base(key, c, u), f"E5 {key} --cpu-per-request-us {u}: "
-                                f"{load.text()}", KEY, server, load,
-                                flags=("--cpu-per-request-us", str(u))))
-            groups.append(Group(runs))
+        if ctx.has(system):
+            server = ctx.server(system, cluster=cluster, own_flags=own, key=key)
+            groups += [Group([Run(base(key, load.c, u), f"E5 {key} --cpu-per-request-us {u}: "
+                                  f"{load.text()}", KEY, server, load,
+                                  flags=("--cpu-per-request-us", str(u))) for load in loads])
+                       for u in size["costs_us"]]
     return [Part(groups, rounds(ctx.size))] if groups else []
 
 
@@ -91,10 +81,8 @@ def label(results, key):
 
 
 def crossing(costs, ratios):
-    """The cost where the ratio first reaches 1 from below, its logarithm interpolated linearly
-    between the two measured costs around it (where the two lines cross on the plot's log
-    scale); the first cost when it is there from the start; None when it stays below 1 over the
-    sweep."""
+    """The cost where the ratio first reaches 1 from below (as the module's head says); the first
+    cost when it is there from the start; None when it stays below 1 over the sweep."""
     points = [(u, math.log(r)) for u, r in zip(costs, ratios) if r]
     if not points:
         return None
@@ -106,18 +94,13 @@ def crossing(costs, ratios):
     return None
 
 
-def ratio(a, b):
-    return a / b if a is not None and b else None
-
-
 def ratios(results, c, costs, other, round_=None):
     """The blocking model's requests/s over other's at each cost: the median over the rounds of
     the ratio within a round, or that round's alone."""
     def one(u):
         pair = [base("blocking", c, u), base(other, c, u)]
-        if round_ is not None:
-            return ratio(*(results.at(b, round_, "requests_per_s") for b in pair))
-        return median(results.per_round(pair, "requests_per_s", ratio))
+        return ratio(*(results.at(b, round_, "requests_per_s") for b in pair)) \
+            if round_ is not None else median(results.per_round(pair, "requests_per_s", ratio))
     return [one(u) for u in costs]
 
 
@@ -129,37 +112,23 @@ def crossovers(results):
         for name, (_, _, other, _) in CROSSOVERS.items():
             found = ratios(results, c, costs, other)
             if any(r is not None for r in found):
-                u = crossing(costs, found)
-                out[(name, c)] = None if u is None else u / 1000
+                out[(name, c)] = in_ms(crossing(costs, found))
     return out
 
 
-def round_crossovers(results, c, costs, other):
-    """The crossover of every round on its own (in ms; None: not within the sweep)."""
-    rounds = sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})
-    out = []
-    for r in rounds:
-        u = crossing(costs, ratios(results, c, costs, other, r))
-        out.append(None if u is None else u / 1000)
-    return out
+def in_ms(u):
+    return None if u is None else u / 1000
 
 
-def crossover_name(key):
-    name, c = key
-    return f"{CROSSOVERS[name][0]}, -c {c}"
-
-
-def cost_text(ms):
-    return "not within the sweep" if ms is None else f"{ms:.3f} ms"
-
-
-def crossover_text(results, c, costs, name, top_ms):
+def crossover_text(results, c, costs, name):
     other = CROSSOVERS[name][2]
     found = ratios(results, c, costs, other)
     value = crossing(costs, found)
-    per_round = round_crossovers(results, c, costs, other)
+    # The crossover of every round on its own (in ms; None: not within the sweep).
+    per_round = [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in
+                 sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})]
     if value is None:
-        text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {top_ms:g} ms)"
+        text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {costs[-1] / 1000:g} ms)"
     elif value == costs[0]:
         text = f"**from {value / 1000:g} ms on** (the blocking model ahead from the first cost)"
     else:
@@ -169,52 +138,38 @@ def crossover_text(results, c, costs, name, top_ms):
         text += (" (the ratio falls below ×1 again at "
                  f"{', '.join(f'{u / 1000:g}' for u in back)} ms)")
     if len(per_round) > 1:
-        measured = [v for v in per_round if v is not None]
-        spread = Spread.of(measured)
-        text += (f"; rounds on their own: {', '.join(cost_text(v) for v in per_round)}"
+        spread = Spread.of(per_round)
+        each = ("not within the sweep" if v is None else f"{v:.3f} ms" for v in per_round)
+        text += (f"; rounds on their own: {', '.join(each)}"
                  + (f" (range {spread.low:.3f}–{spread.high:.3f} ms)"
                     if spread and spread.count > 1 else ""))
     return text
 
 
 def rate_rows(results, c, costs):
-    rows = []
-    for u in costs:
-        cells = [f"{u / 1000:g}"]
-        for key in LINES:
-            cells.append(fmt(results.figure(base(key, c, u), "requests_per_s")))
-        for other in ("async", "async-cluster"):
-            pair = [base("blocking", c, u), base(other, c, u)]
-            spread = results.paired(pair, "requests_per_s", ratio)
-            cells.append(ratio_cell(spread))
-        cells.append(fmt(results.figure(base("async", c, u), "server_cpu_pct_core"), 0,
-                         suffix=" %"))
-        rows.append(cells)
-    return rows
-
-
-def nearest(costs, value_us):
-    return min(costs, key=lambda u: abs(u - value_us)) if value_us is not None else None
+    return [[f"{u / 1000:g}"] +
+            [fmt(results.figure(base(key, c, u), "requests_per_s")) for key in LINES] +
+            [ratio_cell(results.paired([base("blocking", c, u), base(other, c, u)],
+                                       "requests_per_s", ratio))
+             for other in ("async", "async-cluster")] +
+            [fmt(results.figure(base("async", c, u), "server_cpu_pct_core"), 0, suffix=" %")]
+            for u in costs]
 
 
 def prefork_rows(results, c, costs):
     """What a thread per connection costs against prefork's reused threads: at cost 0 and at
     the measured cost nearest the point where the blocking model overtakes the single loop."""
-    chosen = [costs[0]]
-    overtake = nearest(costs, crossing(costs, ratios(results, c, costs, "async")))
-    if overtake is not None and overtake not in chosen:
-        chosen.append(overtake)
+    overtake = crossing(costs, ratios(results, c, costs, "async"))
+    nearest = None if overtake is None else min(costs, key=lambda u: abs(u - overtake))
     rows = []
-    for u in chosen:
+    for u in [costs[0]] + ([nearest] if nearest not in (None, costs[0]) else []):
         fresh, prefork = base("blocking", c, u), base("blocking-prefork", c, u)
-        gain = results.paired([prefork, fresh], "requests_per_s", ratio)
-        fresh_ms = results.per_request_ms(fresh, "server")
-        prefork_ms = results.per_request_ms(prefork, "server")
+        fresh_ms, prefork_ms = (results.per_request_ms(b, "server") for b in (fresh, prefork))
         difference = (None if fresh_ms is None or prefork_ms is None
                       else 1000 * (fresh_ms - prefork_ms))
         rows.append([f"-c {c}, {u / 1000:g} ms", fmt(results.figure(fresh, "requests_per_s")),
                      fmt(results.figure(prefork, "requests_per_s")),
-                     ratio_cell(gain),
+                     ratio_cell(results.paired([prefork, fresh], "requests_per_s", ratio)),
                      fmt(fresh_ms, 3), fmt(prefork_ms, 3), fmt(difference, 0, suffix=" µs"),
                      fmt(results.figure(fresh, "server_peak_threads"), 0),
                      fmt(results.figure(prefork, "server_peak_threads"), 0)])
@@ -228,23 +183,18 @@ def section(results):
     seconds = next(results.record(b).get("seconds") for b in results.by_base if RUN.match(b))
     parts = []
     for c, costs in swept.items():
-        top_ms = costs[-1] / 1000
         parts += [f"### -c {c}", "",
-                  table(["CPU per request (ms)"] + [f"{label(results, k)} (req/s)"
-                                                    for k in LINES]
+                  table(["CPU per request (ms)"] + [f"{label(results, k)} (req/s)" for k in LINES]
                         + ["blocking ÷ async", f"blocking ÷ {label(results, 'async-cluster')}",
-                           "async: its loop's CPU, % of one core"],
-                        rate_rows(results, c, costs)),
+                           "async: its loop's CPU, % of one core"], rate_rows(results, c, costs)),
                   ""]
-        parts += [f"- {CROSSOVERS[name][0]}: "
-                  f"{crossover_text(results, c, costs, name, top_ms)}" for name in CROSSOVERS]
-        parts.append("")
+        parts += [f"- {CROSSOVERS[name][0]}: {crossover_text(results, c, costs, name)}"
+                  for name in CROSSOVERS] + [""]
     prefork = [row for c, costs in swept.items() for row in prefork_rows(results, c, costs)]
     plot = ("![e5-crossover.png](e5-crossover.png)"
             if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
     return "\n".join([
-        "## E5 — the crossover: requests/s against the CPU each request costs",
-        "",
+        "## E5 — the crossover: requests/s against the CPU each request costs", "",
         f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and "
         "warmed up at each concurrency, while every request costs the thread that serves it "
         "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "
@@ -253,25 +203,19 @@ def section(results):
         "ratio is taken within each round, its median shown with the range. A crossover is "
         "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
         "measured costs around it, where the lines cross on the plot (from the median ratios; "
-        "each round's own crossover after it).",
-        "",
+        "each round's own crossover after it).", "",
     ] + parts + [
         "What a thread per connection costs against Apache's prefork lifecycle "
         "(`--lifecycle prefork`: pre-started threads, reused), at cost 0 and at the measured "
         "cost nearest the crossover with the single loop: the server's CPU per request of both "
-        "and their difference, the thread's start and end.",
-        "",
+        "and their difference, the thread's start and end.", "",
         table(["", "blocking (req/s)", "blocking prefork (req/s)", "prefork ÷ blocking",
                "blocking: server CPU per request (ms)", "prefork: server CPU per request (ms)",
-               "difference", "peak threads: blocking", "prefork"], prefork),
-        "",
-        plot,
-        "",
+               "difference", "peak threads: blocking", "prefork"], prefork), "", plot, "",
     ])
 
 
-# ---------------------------------------------------------------------------------------------
-# The plot
+# ---- the plot --------------------------------------------------------------------------------
 
 
 def position(costs, u):
@@ -311,16 +255,11 @@ def plots(results):
                  layout=(1, len(panels)), size=(620 * len(panels), 560))]
 
 
-def claims(results):
-    return []
-
-
 def headline(results):
     """Each crossover's cost in ms (None: not within the sweep)."""
-    return {f"E5 {crossover_name(key)} (ms)": {"median": None if value is None else
-                                               round(value, 3)}
-            for key, value in crossovers(results).items()}
+    return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"median": None if value is None else
+                                                       round(value, 3)}
+            for (name, c), value in crossovers(results).items()}
 
 
-def pair_rows(results, model, real):
-    return []
+claims = pair_rows = nothing

@@ -33,7 +33,7 @@ import subprocess
 from dataclasses import dataclass
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import rounds
+from modelbench.experiments.base import nothing, rounds
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.tables import fmt, table
@@ -49,13 +49,14 @@ SIZES = {"smoke": {"delays_ms": (0, 2), "seconds": 1},
          "full": {"delays_ms": DELAYS_MS, "seconds": 5}}
 
 
-def max_workers(status):
-    return status[0]["blocking"]["max_workers"]
+def threads(c, status):
+    """The blocking server's request threads: one per client, at most its cap."""
+    return min(c, status[0]["blocking"]["max_workers"])
 
 
-def pool_connections(status):
-    """The async server's pool connections over all its workers."""
-    return sum(doc["async"]["pool"]["size"] for doc in status)
+def pool_pairs(c, status):
+    """The async server's pool connections over all its workers, two per request."""
+    return min(c, sum(doc["async"]["pool"]["size"] for doc in status) // 2)
 
 
 @dataclass(frozen=True)
@@ -76,16 +77,13 @@ class Model:
 
 MODELS = (
     Model("blocking-per-request", "blocking per-request", "blocking", False,
-          ("--db-connection", "per-request"), 5, lambda c, status: min(c, max_workers(status)),
+          ("--db-connection", "per-request"), 5, threads,
           "connect 2, authenticate 1, two queries in turn 2"),
     Model("blocking-persistent", "blocking persistent", "blocking", False,
-          ("--db-connection", "persistent"), 2, lambda c, status: min(c, max_workers(status)),
-          "two queries in turn"),
-    Model("async", "async", "async", False, (), 1,
-          lambda c, status: min(c, pool_connections(status) // 2),
+          ("--db-connection", "persistent"), 2, threads, "two queries in turn"),
+    Model("async", "async", "async", False, (), 1, pool_pairs,
           "both queries at once on two pool connections"),
-    Model("async-cluster", "async cluster", "async", True, (), 1,
-          lambda c, status: min(c, pool_connections(status) // 2),
+    Model("async-cluster", "async cluster", "async", True, (), 1, pool_pairs,
           "both queries at once; a pool per worker"),
 )
 
@@ -97,26 +95,20 @@ def base_id(model, c, delay):
 def plan(ctx):
     """A group per model and delay: its own proxy and server, the concurrencies in turn."""
     size = SIZES[ctx.size]
+    loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in CONCURRENCIES]
     groups = []
-    for model in MODELS:
-        if not ctx.has(model.system):
-            continue
+    for model in (m for m in MODELS if ctx.has(m.system)):
         server = ctx.server(model.system, cluster=model.cluster, own_flags=model.flags,
                             key=model.name)
-        for delay in size["delays_ms"]:
-            runs = []
-            for c in CONCURRENCIES:
-                load = Load("ab", "/html", c, seconds=size["seconds"])
-                runs.append(Run(base_id(model, c, delay), f"E6 {model.label}, database "
-                                f"{delay:g} ms away: {load.text()}", KEY, server, load,
-                                record={"rtt_ms": delay}))
-            groups.append(Group(runs, around=lambda checkout, prefix, d=delay:
-                                delayed_database(checkout, d, prefix)))
+        groups += [Group([Run(base_id(model, load.c, delay), f"E6 {model.label}, database "
+                              f"{delay:g} ms away: {load.text()}", KEY, server, load,
+                              record={"rtt_ms": delay}) for load in loads],
+                         around=lambda checkout, prefix, d=delay:
+                         delayed_database(checkout, d, prefix)) for delay in size["delays_ms"]]
     return [Part(groups, rounds(ctx.size))] if groups else []
 
 
-# ---------------------------------------------------------------------------------------------
-# The delaying proxy of a run
+# ---- the delaying proxy of a run -------------------------------------------------------------
 
 PROXY_READY_S = 10.0
 
@@ -125,19 +117,16 @@ class ProxyError(Exception):
     pass
 
 
-def database_address():
-    """Where the servers find MariaDB when no flag says otherwise (the private one; scripts/
-    lib/cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it)."""
-    return (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
-            f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
-
-
 @contextlib.contextmanager
 def delayed_database(checkout, rtt_ms, log_prefix):
     """delay_proxy in front of the database for the block: yields the flags that point a server
     at it. Its output (the ready line, its totals when it stops) goes to LOG_PREFIX.proxy.log."""
-    command = [checkout.binary("delay_proxy"), "--target", database_address(), "--listen",
-               "127.0.0.1:0", "--rtt-ms", f"{rtt_ms:g}"]
+    # Where the servers find MariaDB when no flag says otherwise: the private one (scripts/lib/
+    # cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it).
+    database = (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
+                f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
+    command = [checkout.binary("delay_proxy"), "--target", database, "--listen", "127.0.0.1:0",
+               "--rtt-ms", f"{rtt_ms:g}"]
     log_path = log_prefix + ".proxy.log"
     with open(log_path, "w") as log:
         try:
@@ -163,18 +152,14 @@ def delayed_database(checkout, rtt_ms, log_prefix):
             log.write(rest)
 
 
-# ---------------------------------------------------------------------------------------------
-# The report
+# ---- the report ------------------------------------------------------------------------------
 
 
 def bound(slots, model, delay, rate_at_zero):
     """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured; None
     when 0 ms was not measured."""
-    if rate_at_zero is None:
-        return None
-    if delay == 0:
-        return rate_at_zero
-    return min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
+    return rate_at_zero if rate_at_zero is None or delay == 0 else \
+        min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
 
 
 def latency_per_rtt(results, model, c, delays):
@@ -182,82 +167,65 @@ def latency_per_rtt(results, model, c, delays):
     medians over the delays (None with fewer than two)."""
     points = [(d, results.figure(base_id(model, c, d), "mean_ms")) for d in delays]
     points = [(d, ms) for d, ms in points if ms is not None]
-    if len(points) < 2:
-        return None
-    return statistics.linear_regression(*zip(*points)).slope
+    return None if len(points) < 2 else statistics.linear_regression(*zip(*points)).slope
 
 
-def measured(results, delays):
-    """The models, concurrencies and delays with a run, in table order."""
-    return [(m, c) for m in MODELS for c in CONCURRENCIES
-            if any(results.has(base_id(m, c, d)) for d in delays)]
-
-
-def delays_run(results):
-    return [d for d in DELAYS_MS
-            if any(results.has(base_id(m, c, d)) for m in MODELS for c in CONCURRENCIES)]
+def measured(results):
+    """The delays, and the (model, concurrency) pairs, with a run, in table order."""
+    delays = [d for d in DELAYS_MS
+              if any(results.has(base_id(m, c, d)) for m in MODELS for c in CONCURRENCIES)]
+    return delays, [(m, c) for m in MODELS for c in CONCURRENCIES
+                    if any(results.has(base_id(m, c, d)) for d in delays)]
 
 
 def section(results):
-    delays = delays_run(results)
+    delays, pairs = measured(results)
     if not delays:
         return ""
-    pairs = measured(results, delays)
     parts = [
-        "## E6 — the database across a network",
-        "",
+        "## E6 — the database across a network", "",
         "`ab -c 20` and `-c 200` against `/html` with MariaDB behind `delay_proxy`, a TCP "
         "proxy that adds a round trip of 0 to 2 ms (half each way, and the handshake to a new "
         "connection); each run has its own proxy and a server started with `--db-host` and "
         "`--db-port` of the proxy, so 0 ms includes the proxy's own costs. A cell is requests/s "
-        "and the mean response time (medians over the rounds).",
-        "",
+        "and the mean response time (medians over the rounds).", "",
     ]
+
+    def cell(base):
+        rate, mean = (results.figure(base, key) for key in ("requests_per_s", "mean_ms"))
+        return "–" if rate is None else f"{fmt(rate, 0)} req/s, {fmt(mean, 1)} ms"
+
     for c in CONCURRENCIES:
         models = [m for m, cc in pairs if cc == c]
         if not models:
             continue
-        rows = []
-        for d in delays:
-            row = [f"{d:g} ms"]
-            for m in models:
-                base = base_id(m, c, d)
-                rate, mean = (results.figure(base, "requests_per_s"),
-                              results.figure(base, "mean_ms"))
-                row.append("–" if rate is None else f"{fmt(rate, 0)} req/s, {fmt(mean, 1)} ms")
-            rows.append(row)
+        rows = [[f"{d:g} ms"] + [cell(base_id(m, c, d)) for m in models] for d in delays]
         parts += [f"### {client_text(results.record(base_id(models[0], c, delays[0])))}",
                   "", table(["round trip"] + [cluster_label(m, results.cores) for m in models],
                             rows), ""]
     parts += [
-        "### What each model pays per round trip",
-        "",
+        "### What each model pays per round trip", "",
         "Round trips of one /html request (k) and how many requests can wait on them at once "
-        "(slots: the request threads, at most the server's cap; for async its pool "
-        "connections, two per request; both from the server's /status). While the round trips rather than the CPU are the limit, c "
-        "clients get at most slots ÷ (k × d) requests/s and each request waits about "
-        "k × c ÷ slots round trips (Little's law); *bound* is that rate, capped by the 0 ms "
-        "figure, where the CPU was the limit; *added latency* is the slope of the mean response "
-        "time over the delays measured, against k × c ÷ slots.",
-        "",
+        "(slots: the request threads, at most the server's cap; for async its pool connections, "
+        "two per request; both from the server's /status). While the round trips rather than the "
+        "CPU are the limit, c clients get at most slots ÷ (k × d) requests/s and each request "
+        "waits about k × c ÷ slots round trips (Little's law); *bound* is that rate, capped by the "
+        "0 ms figure, where the CPU was the limit; *added latency* is the slope of the mean "
+        "response time over the delays measured, against k × c ÷ slots.", "",
     ]
     rows = []
     for m, c in pairs:
-        status = next((results.status(base_id(m, c, d)) for d in delays
-                       if results.status(base_id(m, c, d))), [])
+        status = next(filter(None, (results.status(base_id(m, c, d)) for d in delays)), [])
         if not status:
             continue
         slots = m.slots(c, status)
-        zero = results.figure(base_id(m, c, 0), "requests_per_s")
-        worst = delays[-1]
-        rate = results.figure(base_id(m, c, worst), "requests_per_s")
-        limit = bound(slots, m, worst, zero)
-        slope = latency_per_rtt(results, m, c, delays)
+        zero, rate = (results.figure(base_id(m, c, d), "requests_per_s") for d in (0, delays[-1]))
+        limit = bound(slots, m, delays[-1], zero)
         rows.append([cluster_label(m, results.cores), str(c), f"{m.round_trips} ({m.pays})",
-                     str(slots),
-                     fmt(rate, 0), fmt(limit, 0),
+                     str(slots), fmt(rate, 0), fmt(limit, 0),
                      "–" if rate is None or not limit else f"{rate / limit:.2f}",
-                     fmt(slope, 1), f"{m.round_trips * c / slots:.1f}"])
+                     fmt(latency_per_rtt(results, m, c, delays), 1),
+                     f"{m.round_trips * c / slots:.1f}"])
     parts += [table(["server", "c", "k: round trips per request", "slots",
                      f"req/s at {delays[-1]:g} ms", "bound", "measured ÷ bound",
                      "added latency (ms per ms of round trip)", "k × c ÷ slots"], rows), ""]
@@ -270,18 +238,16 @@ def cluster_label(model, cores):
     return f"async cluster ×{cores}" if model.cluster else model.label
 
 
-# ---------------------------------------------------------------------------------------------
-# The plot
+# ---- the plot --------------------------------------------------------------------------------
 
 PLOT = "e6-database-latency.png"
 COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
 
 
 def plots(results):
-    delays = delays_run(results)
+    delays, pairs = measured(results)
     if not delays:
         return []
-    pairs = measured(results, delays)
     columns = ["rtt_ms"] + [f"{m.name}_c{c}_{what}" for m, c in pairs for what in ("rps", "mean")]
     rows = [[d] + [results.figure(base_id(m, c, d), key) for m, c in pairs
                    for key in ("requests_per_s", "mean_ms")] for d in delays]
@@ -299,13 +265,8 @@ def plots(results):
                  size=(1100, 800))]
 
 
-def claims(results):
-    return []
-
-
 def headline(results):
     return {}
 
 
-def pair_rows(results, model, real):
-    return []
+claims = pair_rows = nothing

@@ -20,9 +20,4 @@ def names():
     return [system.name for system in ALL]
 
 
-def real(names_):
-    """The real systems among these names."""
-    return [n for n in names_ if get(n).real]
-
-
-__all__ = ["ALL", "ENDPOINTS", "Server", "System", "get", "names", "real"]
+__all__ = ["ALL", "ENDPOINTS", "Server", "System", "get", "names"]

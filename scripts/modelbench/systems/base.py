@@ -20,22 +20,25 @@ def first_line(command, starting=""):
         out = subprocess.run(command, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return "?"
-    lines = [line.strip() for line in (out.stdout + "\n" + out.stderr).splitlines()
-             if line.strip().startswith(starting) and line.strip()]
-    return lines[0] if lines else "?"
+    lines = (line.strip() for line in (out.stdout + "\n" + out.stderr).splitlines())
+    return next((line for line in lines if line and line.startswith(starting)), "?")
+
+
+def apache_version():
+    """'Apache/2.4.x (Debian)': the Apache both Apache systems run."""
+    return first_line(["/usr/sbin/apache2", "-v"]).replace("Server version: ", "")
 
 
 @dataclass(frozen=True)
 class System:
-    """name: run ids, table columns, `serve.sh NAME`. side: the architecture it is, "blocking"
-    (a worker per connection) or "async" (an event loop). real: one of the real systems the posts
-    ran, else a model; stands_for: the real system a model stands for. needs: what
-    modelbench.prepare readies before it runs ("build", "db", "php", "node", ...). launcher(checkout)
-    is its command without --listen; standalone(checkout, n) its /html loop without HTTP (None:
-    it has none). cluster_flags replicate it on every core (empty: no such mode). status: it
-    reports itself in /status (the C++ models). files_flag: the flag that puts the files it
-    writes (configuration, logs) in a directory of the caller's. version(checkout) says what
-    runs."""
+    """name: run ids, table columns, `serve.sh NAME`. side: the architecture it is, "blocking" (a
+    worker per connection) or "async" (an event loop). real: one of the real systems the posts ran,
+    else a model; stands_for: the real system a model stands for. needs: what modelbench.prepare
+    readies before it runs ("build", "db", "php", "node", ...). launcher(checkout) is its command
+    without --listen; standalone(checkout, n) its /html loop without HTTP (None: it has none).
+    cluster_flags replicate it on every core (empty: no such mode). status: it reports itself in
+    /status (the C++ models). files_flag: the flag that puts the files it writes (configuration,
+    logs) in a directory of the caller's. version(checkout) says what runs."""
 
     name: str
     title: str

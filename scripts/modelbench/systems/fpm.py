@@ -4,13 +4,9 @@ FPM on a TCP port as the post ran it (`--fpm-listen unix` for the socket it gave
 
 from modelbench.systems.base import System, first_line
 
-
-def version(checkout):
-    return (f"{first_line(['/usr/sbin/nginx', '-v'], 'nginx')} in front of "
-            f"{first_line(['php-fpm8.2', '-v'], 'PHP')}")
-
-
 SYSTEM = System(
     name="fpm", title="nginx + PHP-FPM", side="blocking", real=True, port=8086,
     needs=("fpm", "nginx", "db"), launcher=lambda checkout: [checkout.peer("php", "fpm-server")],
-    files_flag="--dir", version=version)
+    files_flag="--dir",
+    version=lambda checkout: f"{first_line(['/usr/sbin/nginx', '-v'], 'nginx')} in front of "
+                             f"{first_line(['php-fpm8.2', '-v'], 'PHP')}")

@@ -16,13 +16,10 @@ def package_version(checkout, package):
         return "?"
 
 
-def version(checkout):
-    return (f"Node.js {first_line(['node', '--version'])} with the npm mysql driver "
-            f"{package_version(checkout, 'mysql')}")
-
-
 SYSTEM = System(
     name="node", title="Node.js", side="async", real=True, port=8084, needs=("node", "db"),
     launcher=lambda checkout: [checkout.peer("node", "node-server")],
     standalone=lambda checkout, n: ["node", checkout.peer("node", "standalone.js"), str(n)],
-    cluster_flags=("--cluster",), version=version)
+    cluster_flags=("--cluster",),
+    version=lambda checkout: f"Node.js {first_line(['node', '--version'])} with the npm mysql "
+                             f"driver {package_version(checkout, 'mysql')}")

@@ -2,16 +2,12 @@
 (servers/php/apache-server, a private instance under var/). Its children are processes of the
 launcher's tree, so their CPU is the tree's; it has no /status."""
 
-from modelbench.systems.base import System, first_line
-
-
-def version(checkout):
-    apache = first_line(["/usr/sbin/apache2", "-v"]).replace("Server version: ", "")
-    return f"{apache} prefork with mod_php, {first_line(['php', '-v'])}"
-
+from modelbench.systems.base import System, apache_version, first_line
 
 SYSTEM = System(
     name="php", title="Apache+PHP", side="blocking", real=True, port=8083, needs=("php", "db"),
     launcher=lambda checkout: [checkout.peer("php", "apache-server")],
     standalone=lambda checkout, n: ["php", checkout.peer("php", "html_cli.php"), str(n)],
-    files_flag="--dir", version=version)
+    files_flag="--dir",
+    version=lambda checkout: f"{apache_version()} prefork with mod_php, "
+                             f"{first_line(['php', '-v'])}")
