@@ -42,7 +42,7 @@ def build(checkout, targets, log_path):
     cache = open(os.path.join(build_dir, "CMakeCache.txt"), errors="replace").read()
     if "CMAKE_BUILD_TYPE:STRING=Release" not in cache:
         print(f"build: note: {build_dir} is not a Release build", file=sys.stderr)
-    if "MODELBENCH_SANITIZE:STRING=address" in cache or "MODELBENCH_SANITIZE:STRING=thread" in cache:
+    if any(f"MODELBENCH_SANITIZE:STRING={kind}" in cache for kind in ("address", "thread")):
         print(f"build: note: {build_dir} is instrumented by a sanitizer", file=sys.stderr)
 
 

@@ -1,12 +1,12 @@
 """profile: one model under valgrind's callgrind, whose instruction counts repeat from run to
-run on a busy machine where timings do not; or, with --syscalls, any system's system calls per
-request, counted by `perf stat` on its process tree's syscall tracepoints during the run
-(counting slows the server: that run's CPU is not a measurement). The server answers one warm-up request per endpoint
-(and ab -n 100 on the measured one), the counters are zeroed, ab runs, the server stops; then
-the instructions per request and the functions that spent the most (exclusive), per request.
-Examples: scripts/profile.sh async --endpoint /hello -k -n 20000;
-scripts/profile.sh blocking -- --db-connection persistent. Exit status 0 on success, 1 when the
-run failed, 2 on bad arguments.
+run on a busy machine where timings do not: a warm-up request per endpoint (and ab -n 100 on
+the measured one), the counters zeroed, ab, the server stopped; then the instructions per
+request and the functions that spent the most (exclusive). Or, with --syscalls, any system's
+system calls per request, by `perf stat` on its process tree's tracepoints during the run
+(counting slows the server: that run's CPU is not a measurement). Examples:
+scripts/profile.sh async --endpoint /hello -k -n 20000; scripts/profile.sh blocking --
+--db-connection persistent; scripts/profile.sh nginx --syscalls --endpoint /hello -c 200.
+Exit status 0 on success, 1 when the run failed, 2 on bad arguments.
 """
 
 import os
@@ -145,16 +145,15 @@ def syscalls(checkout, args, work):
     """The system calls per request of the system under ab, from perf stat."""
     target = server.start(args.model, systems.get(args.model).command(checkout, args.flags),
                           os.path.join(work, "server"))
-    keepalive = ["-k"] if args.keepalive else []
-    ab = ["ab", "-q", "-r", *keepalive, "-c", str(args.concurrency), "-n", str(args.requests),
-          target.url(args.endpoint)]
+    ab = ["ab", "-q", "-r", *(["-k"] if args.keepalive else []), "-c", str(args.concurrency),
+          "-n", str(args.requests), target.url(args.endpoint)]
     out = os.path.join(work, "perf.csv")
+    events = [e for name in SYSCALLS for e in ("-e", f"syscalls:sys_enter_{name}")]
+    events += [e for name in FAILING for e in ("-e", f"syscalls:sys_exit_{name}", "--filter",
+                                                "ret < 0")]
+    events += ["-e", "raw_syscalls:sys_enter", "-e", "context-switches", "-e", "page-faults"]
     try:
         subprocess.run(ab, capture_output=True, timeout=600)  # the warm-up
-        events = [e for name in SYSCALLS for e in ("-e", f"syscalls:sys_enter_{name}")]
-        events += [e for name in FAILING for e in ("-e", f"syscalls:sys_exit_{name}",
-                                                   "--filter", "ret < 0")]
-        events += ["-e", "raw_syscalls:sys_enter", "-e", "context-switches", "-e", "page-faults"]
         pids = ",".join(str(pid) for pid, _ in processes.tree(target.pid))
         counter = subprocess.Popen(["perf", "stat", "-x", ",", "-o", out, *events, "-p", pids],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -168,14 +167,10 @@ def syscalls(checkout, args, work):
     if not complete or not os.path.exists(out):
         raise ProfileError("ab or perf stat failed (are the syscalls tracepoints there?)")
     requests = int(complete.group(1))
-    rows = []
-    for line in open(out):
-        parts = line.strip().split(",")
-        if len(parts) > 2 and re.fullmatch(r"[\d.]+", parts[0]) and float(parts[0]) > 0:
-            name = parts[2].replace("syscalls:", "").replace("raw_syscalls:sys_enter",
-                                                             "all system calls")
-            rows.append((float(parts[0]) / requests,
-                         name + (" (failed)" if "sys_exit_" in name else "")))
+    rows = [(float(count) / requests, event.replace("raw_syscalls:sys_enter", "all system calls")
+             .replace("syscalls:", "") + (" (failed)" if "sys_exit_" in event else ""))
+            for count, _, event, *_ in (line.strip().split(",") + ["", ""] for line in open(out))
+            if re.fullmatch(r"[\d.]+", count) and float(count) > 0]
     print(f"== per request, over {requests} requests: {' '.join(ab[1:])}")
     print("\n".join(f"{value:8.3f}  {name}" for value, name in sorted(rows, reverse=True)))
 

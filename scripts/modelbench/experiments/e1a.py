@@ -99,7 +99,8 @@ def claims(results):
                         f"{max(0.0, real - own):.2f} ms")
             slower = ("async" if results.figure(a, "real_s") > results.figure(b, "real_s")
                       else "blocking")
-            return f"the {slower} side is slower: {split(b, blocking_like)}; {split(a, async_like)}."
+            return (f"the {slower} side is slower: {split(b, blocking_like)}; "
+                    f"{split(a, async_like)}.")
         return ratio_side(
             results, a, b, "real_s", lambda spread: within(spread, LOW, HIGH),
             lambda spread: f"real: {blocking_like} "

@@ -89,7 +89,8 @@ def keys(results):
 def section(results):
     parts = []
     for backlog, title in ((None, f"the servers' listen queue ({SERVERS_BACKLOG})"),
-                           (POSTS_BACKLOG, f"`--backlog {POSTS_BACKLOG}`: the posts' listen queue")):
+                           (POSTS_BACKLOG,
+                            f"`--backlog {POSTS_BACKLOG}`: the posts' listen queue")):
         bases = [base(k, backlog) for k in keys(results) if results.has(base(k, backlog))]
         if bases:
             parts += run_table(results, title, bases,
@@ -97,7 +98,7 @@ def section(results):
     parts += nginx_section(results)
     if not parts:
         return ""
-    first = results.record(next(base(k) for k in keys(results)))
+    first = results.record(([base(k) for k in keys(results)] + nginx_bases(results))[0])
     return "\n".join([
         f"## {TITLE}", "",
         f"{client_text(first)} against `/hello` (`Hello World! 10\\n`). The post, through nginx: "

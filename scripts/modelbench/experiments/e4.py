@@ -59,8 +59,8 @@ def section(results):
                   f"logged after the response arrived in {sum(after)} of {len(after)} runs:",
                   "", "```"] + results.record(b)["timeline"] + ["```", ""]
     if parts:
-        delay = next(results.figure(tasks_base(k), "delay_ms") for k in
-                     keys_with(results, tasks_base) if results.ok(tasks_base(k)))
+        delay = next((results.figure(tasks_base(k), "delay_ms") for k in
+                      keys_with(results, tasks_base) if results.ok(tasks_base(k))), None)
         parts = [f"### `/tasks?delay_ms={fmt(delay, 0)}`", "",
                  "Task one is logged, task two is scheduled after the delay (a timer on the "
                  "Node.js side, a sleep of the worker on the Apache+PHP side), task three is the "

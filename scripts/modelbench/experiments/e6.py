@@ -32,6 +32,7 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 
+from modelbench.engine.server import TargetError
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import nothing, rounds
 from modelbench.report.plots import Line, Panel, Plot
@@ -113,8 +114,8 @@ def plan(ctx):
 PROXY_READY_S = 10.0
 
 
-class ProxyError(Exception):
-    pass
+class ProxyError(TargetError):
+    """delay_proxy did not start: the group's server cannot start either."""
 
 
 @contextlib.contextmanager
