@@ -1,10 +1,8 @@
 """What tripped the posts up, checked before the runs: the open-file limit, somaxconn against the
-servers' backlog, the ephemeral ports and TIME_WAIT reuse, and an idle machine. Each check is
-reported with the command that would fix it; no system setting is changed (only this run's own
-soft open-file limit is raised, up to the hard one)."""
+servers' backlog, the ephemeral ports and TIME_WAIT reuse. Each is reported with the command that
+would fix it; no system setting is changed (only this run's soft open-file limit is raised)."""
 
 from modelbench.engine import machine
-from modelbench.engine.processes import CORES
 from modelbench.experiments.e2 import POSTS_BACKLOG, SERVERS_BACKLOG as SERVER_BACKLOG
 from modelbench.experiments.e2 import somaxconn
 
@@ -51,37 +49,19 @@ def system_checks(log, users, burst):
               f"--backlog {SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}); E2 also runs "
               f"with --backlog {POSTS_BACKLOG}, the cap of the posts' kernels.")
 
-    port_low, port_high = (int(p) for p in _read("/proc/sys/net/ipv4/ip_local_port_range").split())
-    ports = port_high - port_low + 1
+    low, high = (int(p) for p in _read("/proc/sys/net/ipv4/ip_local_port_range").split())
+    ports = high - low + 1
     tw_reuse = _read("/proc/sys/net/ipv4/tcp_tw_reuse")
     # Without keep-alive every request is a new connection whose port pair then stays in
     # TIME_WAIT for 60 s.
-    if tw_reuse == "0" and ports < burst:
-        check("warning", "sysctl -w net.ipv4.tcp_tw_reuse=1 "
-              "net.ipv4.ip_local_port_range='1024 65535'",
-              f"ephemeral ports: {ports} ({port_low}–{port_high}) and tcp_tw_reuse 0, but the "
-              f"heaviest run opens about {burst} connections within 60 s: the client runs out "
-              "of ports ('Cannot assign requested address', E4's client-side failures).")
-    elif ports < burst:
-        check("ok", "", f"ephemeral ports: {ports} ({port_low}–{port_high}), fewer than the "
-              f"~{burst} connections the heaviest run opens within 60 s, but tcp_tw_reuse "
-              f"{tw_reuse} lets new connections reuse port pairs in TIME_WAIT on loopback.")
-    else:
-        check("ok", "", f"ephemeral ports: {ports} ({port_low}–{port_high}), tcp_tw_reuse "
-              f"{tw_reuse}.")
     if tw_reuse == "0":
         check("warning", "sysctl -w net.ipv4.tcp_tw_reuse=1",
-              "TIME_WAIT reuse: net.ipv4.tcp_tw_reuse is 0; outgoing connections cannot reuse "
-              "port pairs in TIME_WAIT.")
+              f"ephemeral ports: {ports} ({low}–{high}) and net.ipv4.tcp_tw_reuse 0: port pairs "
+              f"in TIME_WAIT are not reused, and the heaviest run opens about {burst} "
+              "connections; runs wait for them to drain ('Cannot assign requested address', "
+              "E4's client-side failures, without that).")
     else:
-        check("ok", "", f"TIME_WAIT reuse: net.ipv4.tcp_tw_reuse {tw_reuse} (1: always, 2: "
-              "loopback only); without reuse, a run waits while the sockets in TIME_WAIT and its "
-              "own connections would take most of the ports.")
-
-    load = machine.load_average()
-    if load > CORES / 2:
-        check("warning", "", f"idle machine: load average {load:.2f} on {CORES} cores before "
-              "the runs; other work will skew the figures.")
-    else:
-        check("ok", "", f"idle machine: load average {load:.2f} on {CORES} cores.")
+        check("ok", "", f"ephemeral ports: {ports} ({low}–{high}); tcp_tw_reuse {tw_reuse} "
+              "(1: always, 2: loopback only): a run waits for port pairs in TIME_WAIT only "
+              "where they are not reused.")
     return lines

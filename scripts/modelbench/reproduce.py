@@ -28,8 +28,8 @@ from modelbench.systems.base import first_line
 # most; then the engine's gate waits before each run for a machine others leave nearly idle.
 MAX_LOAD = CORES / 2
 MAX_LOAD_WAIT_S = 300
+# Without one of these: the posts' experiments in about 10 minutes of runs.
 SIZE_HELP = {"smoke": "one round of tiny runs of every experiment, to check the machinery",
-             "default": "the posts' experiments in about 10 minutes of runs",
              "standard": "every experiment, longer runs (E5, E6 too)",
              "full": "every experiment with the posts' own counts and durations"}
 
@@ -40,9 +40,8 @@ def log(message=""):
 
 def add_arguments(parser):
     sizes = parser.add_mutually_exclusive_group()
-    for size in ("smoke", "standard", "full"):
-        sizes.add_argument(f"--{size}", dest="size", action="store_const", const=size,
-                           help=SIZE_HELP[size])
+    for size, text in SIZE_HELP.items():
+        sizes.add_argument(f"--{size}", dest="size", action="store_const", const=size, help=text)
     parser.set_defaults(size="default")
     parser.add_argument("--only", metavar="LIST",
                         help="experiments to run, comma-separated: " +

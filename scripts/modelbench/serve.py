@@ -50,7 +50,8 @@ def commands(system, url, siegerc):
         "/tasks": ("E4 /tasks: the deferred task; watch this terminal for the task lines",
                    [f"ab -c 10 -n 10 '{url}/tasks?delay_ms=2000'"]),
     }
-    text = [f"\n{system.name} ready at {url}/  (Ctrl-C stops it). From another terminal:"]
+    text = [f"\n{system.name} ({system.title}) ready at {url}/  (Ctrl-C stops it). From another "
+            "terminal:"]
     for endpoint in system.endpoints:
         title, lines = blocks[endpoint]
         text += ["", f"# {title}", *lines]

@@ -70,14 +70,12 @@ class Plot:
         out = [TERMINAL.format(w=self.size[0], h=self.size[1]), f"set output '{self.name}.png'",
                "set datafile separator '\\t'", "set datafile missing '-'",
                "set datafile columnheaders", "set grid"]
-        if len(self.panels) > 1 or self.title:
-            rows, cols = self.layout
-            out.append(f"set multiplot layout {rows},{cols} title '{self.title}'")
-        for panel in self.panels:
-            out += panel_script(panel, data)
-        if len(self.panels) > 1 or self.title:
-            out.append("unset multiplot")
-        return "\n".join(out) + "\n"
+        multiplot = len(self.panels) > 1 or self.title
+        if multiplot:
+            out.append(f"set multiplot layout {self.layout[0]},{self.layout[1]} title "
+                       f"'{self.title}'")
+        out += [line for panel in self.panels for line in panel_script(panel, data)]
+        return "\n".join(out + (["unset multiplot"] if multiplot else [])) + "\n"
 
 
 def panel_script(panel, data):
