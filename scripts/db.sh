@@ -182,11 +182,25 @@ start() {
     trap - INT TERM
 }
 
-# stop_launched STATUS: stops the mariadbd this start launched, then exits with STATUS.
+# gone_within PID TENTHS: true once PID has exited (a zombie counts), false after TENTHS × 0.1 s.
+gone_within() {
+    for _ in $(seq 1 "$2"); do
+        [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || echo Z)" != Z ] || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# stop_launched STATUS: stops the mariadbd this start launched, then exits with STATUS. A TERM
+# landing as mariadbd sets up its signal thread (about 0.2 s in) is lost: 5 s, then KILL.
 launcher=""
 stop_launched() {
     echo "db: interrupted; stopping the mariadbd it started" >&2
-    [ -z "$launcher" ] || { kill -TERM "$launcher" 2>/dev/null; wait "$launcher" 2>/dev/null; }
+    if [ -n "$launcher" ]; then
+        kill -TERM "$launcher" 2>/dev/null || true
+        gone_within "$launcher" 50 || kill -KILL "$launcher" 2>/dev/null || true
+        wait "$launcher" 2>/dev/null || true
+    fi
     rm -f "$pidfile" "$sock"
     exit "$1"
 }
@@ -199,10 +213,7 @@ stop() {
         return 0
     fi
     admin shutdown || kill -TERM "$pid"
-    for _ in $(seq 1 300); do
-        kill -0 "$pid" 2>/dev/null || { echo "db: stopped"; return 0; }
-        sleep 0.1
-    done
+    gone_within "$pid" 300 && { echo "db: stopped"; return 0; }
     echo "db: mariadbd (pid $pid) ignored shutdown for 30 s; killing it" >&2
     kill -KILL "$pid" 2>/dev/null || true
     rm -f "$pidfile" "$sock"

@@ -9,8 +9,10 @@ tests/harness):
     (mysql-native), whose cause is recorded;
   - every figure of every run is positive (CPU of mariadbd only where the endpoint queries it;
     siege's 10-ms-resolution percentiles, and CPU ticks of runs shorter than half a second, may
-    read 0); no failed and no non-2xx requests, except E3's expected Length failures;
-  - every load run of a model has its CPU from /proc checked against the server's own /status,
+    read 0); no failed and no non-2xx requests, except E3's expected Length failures on
+    /factorial and PHP-FPM's unix socket at -c 200 (the post's claim);
+  - every load run of a model served directly (not behind nginx) has its CPU from /proc checked
+    against the server's own /status,
     and the two agree; every run the plan warms up says what its warm-up did;
   - report.md has every experiment's section with the systems' columns, the model-against-real
     tables, a verdict for both sides of every claim and a cause beside every "not reproduced";
@@ -52,8 +54,12 @@ MODELS = ("blocking", "async")
 SECTIONS = ["## How the runs were made", "## E1a", "## E1b", "## E2", "## E3", "## E4",
             "## Calibration", "## E5", "## E6", "## Model against the real system",
             "## Verdicts", "## Findings", "## Warm-ups"]
-COLUMNS = {"## E1a": "| php | blocking | blocking calibrated | node | async | async calibrated |",
+COLUMNS = {"## E1a": "| php | blocking | blocking calibrated | node | node-native | async | "
+                      "async calibrated |",
            "## E2": "| php | blocking | node | async |"}
+UNIX_SOCKET_RUNS = ("e2n-fpm-unix-c200-",)
+# A system that may not run here has a column of dashes (its cause is in the section's text).
+MAY_NOT_RUN = ("node-native",)
 EXPLAINED = ("did not run here: ", "no model of it", "the models have no second driver")
 SERVER_PROGRAMS = ("apache2", "node", "blocking-server", "async-server", "apache-server",
                    "node-server", "nginx", "php-fpm8.2")
@@ -101,15 +107,19 @@ def check_row(row, warmed):
     check_positive(row, LOAD_FIGURES + PERCENTILES + ticks, allow_zero)
     if run_id in warmed:
         expect(row["warmup_s"] not in ("", "0"), f"{run_id}: no warm-up recorded")
-    if row["system"] in MODELS:
+    if row["system"] in MODELS and not row["server"].endswith("-nginx"):
+        # Behind nginx the CPU is nginx's and the model's together, which no /status counts.
         expect(row["server_cpu_source"] == "/proc, checked against /status",
                f"{run_id}: server CPU from '{row['server_cpu_source']}'")
         expect(row["status_cpu_agrees"] == "1",
                f"{run_id}: /status counted {row['status_cpu_s']} s of CPU, /proc "
                f"{row['server_cpu_s']} s")
     failed, length = number(row, "failed"), number(row, "failed_length")
+    if run_id.startswith(UNIX_SOCKET_RUNS):
+        return  # the post's claim: PHP-FPM on its unix socket may fail at -c 200
     expect(number(row, "non2xx") == 0, f"{run_id}: {row['non2xx']} non-2xx responses")
-    if row["experiment"] == "E3" and not row["base"].endswith("-l"):
+    if row["experiment"] == "E3" and row["endpoint"] == "/factorial" and \
+            not row["base"].endswith("-l"):
         # ab takes the first length as the reference: a random factorial differs most times.
         expect(length is not None and length > 0, f"{run_id}: no Length failures, expected some")
         expect(failed == length, f"{run_id}: {failed} failed, not all of them Length failures")
@@ -132,9 +142,15 @@ def check_report(directory, summary):
         expect(columns in section(text, heading), f"report.md {heading}: no table '{columns}'")
     expect("| node cluster ×" in section(text, "## E1b") and
            "| async cluster ×" in section(text, "## E1b"), "report.md E1b: no cluster columns")
+    header = []
     for line in text.splitlines():
+        if line.startswith("|  |"):
+            header = [cell.strip() for cell in line.strip("|").split("|")]
         if line.startswith("| requests/s |") or line.startswith("| mean response time"):
-            expect(" – " not in line, f"report.md: missing figure in '{line}'")
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            missing = [name for name, cell in zip(header, cells)
+                       if cell == "–" and name not in MAY_NOT_RUN]
+            expect(not missing, f"report.md: no figure for {missing} in '{line}'")
     models = section(text, "## Model against the real system")
     for pair in ("### blocking ↔ php", "### async ↔ node", "### async cluster ×"):
         expect(pair in models, f"report.md: no '{pair}' table")

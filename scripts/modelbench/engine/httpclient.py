@@ -5,18 +5,18 @@ import concurrent.futures
 import http.client
 import socket
 import time
+from dataclasses import dataclass, field
 
 
+@dataclass
 class Reply:
     """One HTTP exchange: status (None when the connection failed), body, headers (lower-case
     names), seconds it took, and the error when there was no answer."""
-
-    def __init__(self, status=None, body=b"", headers=None, seconds=0.0, error=""):
-        self.status = status
-        self.body = body
-        self.headers = headers or {}
-        self.seconds = seconds
-        self.error = error
+    status: int | None = None
+    body: bytes = b""
+    headers: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    error: str = ""
 
 
 def get(host, port, path, timeout=10.0):

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass, field
 
 from modelbench import systems
 from modelbench.engine import machine, processes, server, tools
@@ -37,17 +38,19 @@ PROBE_LIMIT_MS = 100.0
 RSS_GROWTH_LIMIT = 0.10
 
 
+@dataclass
 class Context:
     """Where things are, how large the runs are, and the run records (stress's run() fills it)."""
+    dir: str
+    checkout: object
+    sizes: dict
+    runs: list
+    fault_db: object
+    _started: list = field(default_factory=list)
 
-    def __init__(self, results_dir, checkout, sizes, runs, fault_db):
-        self.dir = results_dir
-        self.raw = os.path.join(results_dir, "raw")
-        self.checkout = checkout
-        self.sizes = sizes
-        self.runs = runs
-        self.fault_db = fault_db
-        self._started = []
+    @property
+    def raw(self):
+        return os.path.join(self.dir, "raw")
 
     def start(self, scenario, model, args):
         """A fresh server of model with args; stop_servers() stops it if the scenario did not."""
@@ -63,14 +66,13 @@ class Context:
                 target.stop()
 
 
+@dataclass
 class FaultDatabase:
     """The MariaDB instance the fault scenario may stop and kill (scripts/db.sh, own DB_DIR)."""
-
-    def __init__(self, db_sh, directory, port, log_path):
-        self.db_sh = db_sh
-        self.directory = directory
-        self.port = port
-        self.log_path = log_path
+    db_sh: str
+    directory: str
+    port: int
+    log_path: str
 
     def run(self, action):
         """scripts/db.sh ACTION on this instance; the seconds it took."""
