@@ -66,8 +66,7 @@ def top_functions(dump, total, requests, top):
 
 
 def program_total(dump):
-    annotated = subprocess.run(["callgrind_annotate", dump], capture_output=True,
-                               text=True).stdout
+    annotated = subprocess.run(["callgrind_annotate", dump], capture_output=True, text=True).stdout
     match = re.search(r"^ *([0-9,]+) .*PROGRAM TOTALS", annotated, re.MULTILINE)
     return int(match.group(1).replace(",", "")) if match else None
 

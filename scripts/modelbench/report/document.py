@@ -258,8 +258,7 @@ def cpu_split(results):
     for (experiment, server), (base, busy) in heaviest.items():
         parts = [results.figure(base, f"{who}_cpu_pct_machine") or 0.0
                  for who in ("server", "db", "client")]
-        rows.append([f"{experiment} {results.label(server)}", *parts,
-                     max(0.0, busy - sum(parts))])
+        rows.append([f"{experiment} {results.label(server)}", *parts, max(0.0, busy - sum(parts))])
     colors = ("#2471a3", "#d68910", "#7d3c98", "#aab7b8")
     names = ("server", "mariadbd", "load tool", "other")
     return plots.Plot("cpu-split", ["run", "server", "db", "client", "other"], rows,

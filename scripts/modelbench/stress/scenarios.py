@@ -258,8 +258,7 @@ def key_values(text):
 @scenario("slow-clients")
 def slow_clients(ctx, model, out):
     timeout, connections = ctx.sizes["header_timeout_s"], ctx.sizes["slow_connections"]
-    target, before = start_warm(ctx, "slow-clients", model, ["--timeout", str(timeout)],
-                                "/hello")
+    target, before = start_warm(ctx, "slow-clients", model, ["--timeout", str(timeout)], "/hello")
     at_once, round_count = rounds(target, connections)
     command = [ctx.checkout.binary("slow_clients"), "--port", str(target.port), "--connections",
                str(connections), "--duration", str(round_count * timeout + 15)]
@@ -274,8 +273,7 @@ def slow_clients(ctx, model, out):
         raise TargetError(f"slow_clients exited with {result.returncode}: {result.stderr[-300:]}")
     v = key_values(result.stdout)
     closed = int(v["closed_by_server"])
-    out.figure("slow connections: opened, closed by the server",
-               f"{int(v['opened'])}, {closed}")
+    out.figure("slow connections: opened, closed by the server", f"{int(v['opened'])}, {closed}")
     out.figure("closed at s: first, last", f"{v['first_close_s']:.1f}, {v['last_close_s']:.1f}")
     out.figure("probes meanwhile: answered, failed, unanswered",
                f"{int(v['probes_answered'])}, {int(v['probe_failures'])}, "
@@ -385,8 +383,7 @@ def slow_queries(ctx, target, out):
     status = target.get("/status")
     label = f"{count} × {path} with --db-timeout {timeout}"
     times = [r.seconds for r in replies]
-    out.figure(f"{label}: statuses",
-               describe(collections.Counter(r.status or 0 for r in replies)))
+    out.figure(f"{label}: statuses", describe(collections.Counter(r.status or 0 for r in replies)))
     out.figure(f"{label}: answered after s, first–last", f"{min(times):.2f}–{max(times):.2f}")
     out.figure("/json right after: status, ms", f"{then.status}, {then.seconds * 1000:.0f}")
     out.check(f"{label}: 504 at the timeout",
@@ -510,8 +507,7 @@ def memory(ctx, model, out):
     record = run.result()
     record_load(out, label, record)
     # Once the connections are gone: what they had sent into the socket buffers was read too.
-    peak_kib = record_settle(out, "after the hostile connections", target,
-                             before)["peak_rss_kib"]
+    peak_kib = record_settle(out, "after the hostile connections", target, before)["peak_rss_kib"]
     for kind in hostile.OPENINGS:
         out.figure(f"hostile connections, endless {kind}: how they ended",
                    how_they_ended([r for r in results if r.kind == kind]))
@@ -600,8 +596,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     out.figure(f"{mode}: slowhttptest: most connected at once; s its probe found no service; "
                "ran s; its end",
                f"{f['peak_connected']}; {f['unavailable_s']}; {f['seconds']}; {f['exit_status']}")
-    out.figure(f"{mode}: peak threads, peak fds of the server",
-               f"{peak['threads']}, {peak['fds']}")
+    out.figure(f"{mode}: peak threads, peak fds of the server", f"{peak['threads']}, {peak['fds']}")
     held = busy_until is not None
     released = held and not busy(target.snapshot())
     out.figure(f"{mode}: the server let go of them after s",
