@@ -172,7 +172,6 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
 
 # ---- the report ------------------------------------------------------------------------------
 
-
 def summaries(results):
     """One row per measured base: its medians and the ratios the targets are about."""
     rows = {}
@@ -324,8 +323,6 @@ def cost_section(results):
             "Targets: a value taken within each round, [lowest–highest] over the rounds; held "
             "on the median.", "",
             table(["target", "measured", "verdict"], target_rows), ""]
-
-
 
 
 def render(rows, settings, failures, results):

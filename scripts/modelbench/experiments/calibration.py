@@ -93,7 +93,6 @@ def marks(directory):
 
 # ---- the report ------------------------------------------------------------------------------
 
-
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
     E1 claims judge the calibrated models on their 'model' side by the same criteria."""

@@ -91,7 +91,6 @@ def section(results):
 
 # ---- the claims ------------------------------------------------------------------------------
 
-
 def cores_claim(r):
     def side(blocking_like, async_like):
         b, a = base(blocking_like, 200), base(async_like, 200)

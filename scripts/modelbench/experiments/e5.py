@@ -217,7 +217,6 @@ def section(results):
 
 # ---- the plot --------------------------------------------------------------------------------
 
-
 def position(costs, u):
     """Where cost u falls on the plot's x axis, whose measured costs are evenly spaced: the
     index of its interval plus the fraction of it; None outside the sweep."""

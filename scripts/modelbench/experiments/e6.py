@@ -155,7 +155,6 @@ def delayed_database(checkout, rtt_ms, log_prefix):
 
 # ---- the report ------------------------------------------------------------------------------
 
-
 def bound(slots, model, delay, rate_at_zero):
     """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured; None
     when 0 ms was not measured."""
