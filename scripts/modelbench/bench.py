@@ -14,7 +14,6 @@ when one failed, 2 on bad arguments.
 """
 
 import csv
-import datetime
 import os
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from modelbench.engine import machine, processes, tools
 from modelbench.engine.engine import Engine
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.engine.processes import CORES
-from modelbench.engine.recorder import Recorder
+from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.experiments.base import Context
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
@@ -409,8 +408,7 @@ def run(args, parser):
         parser.error(f"--only: one or more of {', '.join(PARTS)}")
     checkout = Checkout.from_environment()
     directory = os.path.abspath(args.results_dir or os.path.join(
-        checkout.root, "bench", datetime.datetime.now(datetime.timezone.utc)
-        .strftime("%Y%m%dT%H%M%SZ")))
+        checkout.root, "bench", f"{utc_now():%Y%m%dT%H%M%SZ}"))
     os.makedirs(directory, exist_ok=True)
     print(f"== bench: results in {directory}", flush=True)
     processes.sigterm_as_ctrl_c()
@@ -428,7 +426,7 @@ def run(args, parser):
         load, waited = gate.wait_for_load(args.max_load, args.max_wait)
         print(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s)")
         engine = Engine(directory, checkout, Recorder(directory, checkout, database.pid()), gate)
-        started = datetime.datetime.now(datetime.timezone.utc)
+        started = utc_now()
         try:
             engine.run(parts)
         finally:
@@ -441,7 +439,7 @@ def run(args, parser):
         return 130
     settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]), "rounds": args.rounds,
                 "started": started.strftime("%Y-%m-%d %H:%M"), "seconds": seconds,
-                "run_s": (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()}
+                "run_s": (utc_now() - started).total_seconds()}
     report, failures = write_report(directory, settings)
     print(report)
     print(f"== results in {directory}: report.md, bench.csv, runs/, raw/")

@@ -16,7 +16,7 @@ from modelbench.checkout import Checkout
 from modelbench.engine import machine, plan, processes
 from modelbench.engine.engine import Engine, estimate_plan_s
 from modelbench.engine.processes import CORES
-from modelbench.engine.recorder import Recorder
+from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.engine.warmup import MAX_S as WARMUP_MAX_S
 from modelbench.experiments import base as experiment_base
 from modelbench.experiments import calibration
@@ -185,8 +185,7 @@ def run(args, parser):
 
     checkout = Checkout.from_environment()
     directory = os.path.abspath(args.results_dir or os.path.join(
-        checkout.root, "results", datetime.datetime.now(datetime.timezone.utc)
-        .strftime("%Y%m%dT%H%M%SZ")))
+        checkout.root, "results", f"{utc_now():%Y%m%dT%H%M%SZ}"))
     os.makedirs(os.path.join(directory, "raw"), exist_ok=True)
     needs = set() if targets else {n for p in parts for g in p.groups
                                    for n in g.server.system.needs}
@@ -226,8 +225,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     # A smoke run checks the machinery, not the figures: no waiting, one short warm-up slice.
     smoke = args.size == "smoke"
     warmup_max_s = 1 if smoke else WARMUP_MAX_S
-    settings = {"started": datetime.datetime.now(datetime.timezone.utc)
-                .strftime("%Y-%m-%dT%H:%M:%S"), "size": args.size,
+    settings = {"started": f"{utc_now():%Y-%m-%dT%H:%M:%S}", "size": args.size,
                 "command": "scripts/reproduce.sh " + " ".join(sys.argv[2:]),
                 "build_dir": checkout.build_dir, "client": args.client,
                 "experiments": [e.KEY for e in chosen], "systems": names,

@@ -27,7 +27,6 @@ arguments.
 """
 
 import contextlib
-import datetime
 import json
 import os
 import sys
@@ -36,7 +35,7 @@ import time
 from modelbench import prepare
 from modelbench.checkout import Checkout
 from modelbench.engine import machine, processes
-from modelbench.engine.recorder import Recorder
+from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.engine.server import TargetError
 from modelbench.stress import outcome, scenarios
 
@@ -89,8 +88,7 @@ def run(args, parser):
     names = pick(parser, "--only", args.only, list(SCENARIOS))
     checkout = Checkout.from_environment()
     directory = os.path.abspath(args.results_dir or os.path.join(
-        checkout.root, "results",
-        f"stress-{datetime.datetime.now(datetime.timezone.utc):%Y%m%dT%H%M%SZ}"))
+        checkout.root, "results", f"stress-{utc_now():%Y%m%dT%H%M%SZ}"))
     os.makedirs(os.path.join(directory, "raw"), exist_ok=True)
     print(f"== stress: {args.size} size, scenarios {','.join(names)}, servers "
           f"{','.join(models)}\n== results: {directory}", flush=True)
@@ -148,7 +146,7 @@ def stress(args, directory, checkout, models, names, runs, fault_db):
     verdict = ("everything holds" if not failed else "DOES NOT HOLD: " + ", ".join(
         f"{r['scenario']} on {r['server']}" for r in failed))
     command = "scripts/stress.sh " + " ".join(sys.argv[2:])
-    header = (f"# Stress run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n\n"
+    header = (f"# Stress run {utc_now():%Y-%m-%d %H:%M} UTC\n\n"
               f"`{command}` ({args.size} size, {elapsed:.0f} s): {verdict}.\n")
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(header + "\n" + "\n".join(sections))
