@@ -7,11 +7,6 @@ from modelbench.experiments.e2 import POSTS_BACKLOG, SERVERS_BACKLOG as SERVER_B
 from modelbench.experiments.e2 import somaxconn
 
 
-def _read(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
 def system_checks(log, users, burst):
     """The check lines ('- ok: ...', '- warning: ... Fix: `...`'), each also printed. users: the
     most concurrent clients of a run; burst: the most new connections a run opens."""
@@ -38,7 +33,7 @@ def system_checks(log, users, burst):
               "and the server will fail with 'Too many open files'.")
 
     cap = somaxconn()
-    syn_backlog = _read("/proc/sys/net/ipv4/tcp_max_syn_backlog")
+    syn_backlog = machine.sysctl("net.ipv4.tcp_max_syn_backlog")
     if cap < SERVER_BACKLOG:
         check("warning", "sysctl -w net.core.somaxconn=4096",
               f"listen backlog: net.core.somaxconn is {cap}, so the servers' --backlog "
@@ -49,9 +44,9 @@ def system_checks(log, users, burst):
               f"--backlog {SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}); E2 also runs "
               f"with --backlog {POSTS_BACKLOG}, the cap of the posts' kernels.")
 
-    low, high = (int(p) for p in _read("/proc/sys/net/ipv4/ip_local_port_range").split())
+    low, high = (int(p) for p in machine.sysctl("net.ipv4.ip_local_port_range").split())
     ports = high - low + 1
-    tw_reuse = _read("/proc/sys/net/ipv4/tcp_tw_reuse")
+    tw_reuse = machine.sysctl("net.ipv4.tcp_tw_reuse")
     # Without keep-alive every request is a new connection whose port pair then stays in
     # TIME_WAIT for 60 s.
     if tw_reuse == "0":

@@ -143,17 +143,21 @@ def time_wait_sockets():
     return 0
 
 
+def sysctl(name):
+    """A kernel setting's text from /proc/sys: sysctl("net.core.somaxconn") -> '4096'."""
+    with open("/proc/sys/" + name.replace(".", "/")) as f:
+        return f.read().strip()
+
+
 def ephemeral_ports():
     """How many local ports a client's outgoing connections can take."""
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        low, high = (int(p) for p in f.read().split())
+    low, high = (int(p) for p in sysctl("net.ipv4.ip_local_port_range").split())
     return high - low + 1
 
 
 def tw_reuse():
     """net.ipv4.tcp_tw_reuse: 0 off, 1 on, 2 on loopback only."""
-    with open("/proc/sys/net/ipv4/tcp_tw_reuse") as f:
-        return int(f.read().strip())
+    return int(sysctl("net.ipv4.tcp_tw_reuse"))
 
 
 # A run's new connections go into TIME_WAIT on the client's side; without port reuse, wait for

@@ -10,6 +10,7 @@ than half the requests non-200 at -c 200, none at -c 100. The kernel's counters
 
 from dataclasses import replace
 
+from modelbench.engine import machine
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import (SIDES, cpu_per_request, figures, keys_with, nothing,
                                          run_table)
@@ -48,8 +49,7 @@ EXPRESS_BELOW = 0.85
 
 def somaxconn():
     """net.core.somaxconn: the most any listen queue gets, whatever backlog a server asks."""
-    with open("/proc/sys/net/core/somaxconn") as f:
-        return int(f.read().strip())
+    return int(machine.sysctl("net.core.somaxconn"))
 
 
 def base(key, backlog=None):
