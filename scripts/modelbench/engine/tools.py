@@ -70,11 +70,8 @@ def siege_command(url, siegerc, concurrency, delay, duration):
 # slowhttptest's attacks: its flag and the options each needs. Slow body sends a GET with a body
 # (the servers answer POST with 405 before reading one); slow read asks for /html (32 KiB) with a
 # receive window of at most 64 bytes.
-SLOWHTTPTEST_MODES = {
-    "slow headers": ["-H"],
-    "slow body": ["-B", "-t", "GET", "-s", "8192"],
-    "slow read": ["-X", "-k", "1", "-n", "1", "-w", "1", "-y", "64", "-z", "32"],
-}
+SLOWHTTPTEST_MODES = {"slow headers": ["-H"], "slow body": ["-B", "-t", "GET", "-s", "8192"],
+                      "slow read": ["-X", "-k", "1", "-n", "1", "-w", "1", "-y", "64", "-z", "32"]}
 
 
 def slowhttptest_command(mode, url, connections, length_s, report_prefix):
@@ -96,12 +93,9 @@ def parse_slowhttptest(csv_text, output_text):
         raise ParseError("slowhttptest wrote no CSV rows")
     plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", output_text)
     ended = re.search(r"^Exit status:\s*(.+?)\s*$", plain, re.MULTILINE)
-    return {
-        "seconds": rows[-1][0],
-        "peak_connected": max(r[3] for r in rows),
-        "unavailable_s": sum(1 for r in rows if r[4] == 0),
-        "exit_status": ended.group(1) if ended else "no exit status",
-    }
+    return {"seconds": rows[-1][0], "peak_connected": max(r[3] for r in rows),
+            "unavailable_s": sum(1 for r in rows if r[4] == 0),
+            "exit_status": ended.group(1) if ended else "no exit status"}
 
 
 def _number(pattern, text, what, cast=float, default=None):
@@ -242,10 +236,6 @@ def standalone_iterations(text):
 
 def parse_standalone(text):
     """A model's --standalone report: real/user/sys as `time` prints them, and iterations/s."""
-    return {
-        "iterations": standalone_iterations(text),
-        "real_s": _time_seconds(text, "real"),
-        "user_s": _time_seconds(text, "user"),
-        "sys_s": _time_seconds(text, "sys"),
-        "iterations_per_s": _number(r"^iterations/s\t([\d.]+)$", text, "iterations/s"),
-    }
+    return {"iterations": standalone_iterations(text), "real_s": _time_seconds(text, "real"),
+            "user_s": _time_seconds(text, "user"), "sys_s": _time_seconds(text, "sys"),
+            "iterations_per_s": _number(r"^iterations/s\t([\d.]+)$", text, "iterations/s")}
