@@ -315,7 +315,6 @@ def database_fault(ctx, target, out, fault, reference, access_log):
     """One outage during an ab run on /json: the database stopped (or SIGKILLed) after a while,
     probed while it is down, started again, probed until the answers are right again."""
     s = ctx.sizes
-    db = ctx.fault_db
     step_id = f"db-faults-{target.name}-{fault}"
     seen_before = statuses_in(access_log)
     what = "stopped" if fault == "stop" else "SIGKILLed"
@@ -327,13 +326,13 @@ def database_fault(ctx, target, out, fault, reference, access_log):
         f"{s['fault_up_s']} s",
         Load("ab", "/json", 20, n=1000000, seconds=duration, variable_length=True))
     time.sleep(s["fault_up_s"])
-    gone_s = db.run("stop") if fault == "stop" else db.kill()
+    gone_s = ctx.fault_db.run("stop") if fault == "stop" else ctx.fault_db.kill()
     down_since = time.monotonic()
     outage = []
     while time.monotonic() - down_since < s["fault_down_s"]:
         outage.append(target.get("/json", timeout=5))
         time.sleep(0.1)
-    start_s = db.run("start")
+    start_s = ctx.fault_db.run("start")
     up_at = time.monotonic()
     recovery_s = None
     while time.monotonic() - up_at < 10:
@@ -403,8 +402,7 @@ def slow_queries(ctx, target, out):
 
 @scenario("db-faults")
 def db_faults(ctx, model, out):
-    s = ctx.sizes
-    db = ctx.fault_db
+    s, db = ctx.sizes, ctx.fault_db
     db.run("start")
     access_log = os.path.join(ctx.raw, f"db-faults-{model}.access.log")
     args = ["--db-host", "127.0.0.1", "--db-port", str(db.port), "--db-connect-timeout", "1",
