@@ -355,7 +355,7 @@ TEST(AsyncServer, TheCostModelsCpuIsSpentOnTheEventLoopThread) {
 
 // ---- Same bytes as the blocking server ----------------------------------------------------------
 
-// The index page names its server on one line (README: both pages are identical but for it);
+// The index page names its server on one line (both pages are identical but for it);
 // that line is taken out before comparing.
 std::string without_server_line(const std::string& page, const std::string& server_name) {
     std::istringstream in(page);

@@ -1,4 +1,4 @@
-// The endpoint contract (README, "The endpoint contract") checked against the built server
+// The endpoint contract (docs/servers.md, "The endpoint contract") checked against the built server
 // binaries over real sockets and the private MariaDB: status, headers and body of every endpoint,
 // HEAD, every error code, keep-alive, the database faults and shutdown. One instance of the suite
 // per server kind (tests/support/server_kinds.hpp).

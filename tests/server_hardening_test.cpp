@@ -1,9 +1,9 @@
 // What a benchmark target must survive on a network, checked against every server over real
-// sockets (README, "Safe by default"): bounded memory whatever a client sends, no request
-// smuggling through Transfer-Encoding, no answered response lost when the server closes first,
-// the HTTP/1.1 rules a proxy relies on (Host, absolute-form, 100-continue, HEAD), a first request
-// bounded by --timeout from the accept, the longest ?delay_ms= within the default --db-timeout,
-// and a second signal that stops the server at once.
+// sockets (docs/robustness.md, "Safe by default"): bounded memory whatever a client sends, no
+// request smuggling through Transfer-Encoding, no answered response lost when the server closes
+// first, the HTTP/1.1 rules a proxy relies on (Host, absolute-form, 100-continue, HEAD), a first
+// request bounded by --timeout from the accept, the longest ?delay_ms= within the default
+// --db-timeout, and a second signal that stops the server at once.
 #include "tests/support/http_client.hpp"
 #include "tests/support/server_kinds.hpp"
 #include "tests/support/server_process.hpp"

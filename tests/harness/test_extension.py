@@ -127,7 +127,7 @@ def throwaway(tmp_path, monkeypatch):
 
 def test_listed(throwaway, capsys):
     assert entry.main(["reproduce", "--list", "--only", "X1", "--servers", "throwaway"]) == 0
-    assert "| X1 | 3 |" in capsys.readouterr().out  # three rounds at the default size
+    assert "| X1 | 2 |" in capsys.readouterr().out  # two rounds at the default size
 
 
 def test_run_through_the_engine(throwaway, tmp_path):

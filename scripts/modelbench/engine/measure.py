@@ -18,7 +18,7 @@ SAMPLE_INTERVAL_S = 0.1
 PROGRESS_INTERVAL_S = 10.0
 # siege 4.0.7 on Debian 12's glibc sometimes deadlocks after announcing the end of its run
 # (JoeDog/siege#4): it then ignores SIGINT and SIGTERM and never prints its summary.
-HANG_GRACE_S = 5.0
+HANG_GRACE_S = 2.0
 
 
 class MeasureError(Exception):

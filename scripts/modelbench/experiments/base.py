@@ -28,7 +28,7 @@ from modelbench.systems import Server
 SIZES = ("smoke", "default", "standard", "full")
 # Rounds of every run, each experiment's unless it says otherwise. A smoke run checks the
 # machinery, not the figures.
-ROUNDS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
+ROUNDS = {"smoke": 1, "default": 2, "standard": 3, "full": 3}
 # Each side's two systems a claim compares: the one that a worker per connection serves (the
 # blocking side), the one that one event loop serves (the async side).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
