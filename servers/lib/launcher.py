@@ -344,11 +344,11 @@ def descendants(pid):
                 children.setdefault(int(fields[1]), []).append(int(entry))
             except (OSError, IndexError, ValueError):
                 continue
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
+    found, pending = [], [pid]
+    while pending:
+        for child in children.get(pending.pop(), []):
             found.append(child)
-            todo.append(child)
+            pending.append(child)
     return found
 
 
