@@ -14,6 +14,7 @@ ARGS` runs with `-N` and must list a test. Every `--flag` that README's text giv
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -51,9 +52,8 @@ def recorded_runs(source, scratch):
     for name in SUMMARIES:
         directory = os.path.join(scratch, name.removesuffix(".json"))
         os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(source, "tests", "harness", "data", name), "rb") as f, \
-                open(os.path.join(directory, "summary.json"), "wb") as out:
-            out.write(f.read())
+        shutil.copy(os.path.join(source, "tests", "harness", "data", name),
+                    os.path.join(directory, "summary.json"))
         directories.append(directory)
     return directories
 
@@ -76,6 +76,24 @@ def quick(source, build, argv):
     raise ValueError(f"README shows a command this test has no quick form for: {argv}")
 
 
+def try_quick_form(source, build, argv):
+    """Runs the quick form of a command README shows and checks its exit and output."""
+    form, expected = quick(source, build, argv)
+    if form[0] == "ctest" and "--test-dir" in form:
+        form[form.index("--test-dir") + 1] = build
+    code, output = run(source, build, [form[0] if form[0] == "ctest" else
+                                       os.path.join(source, form[0]), *form[1:]])
+    shown_as = " ".join(argv)
+    check(code == 0, f"{shown_as}: as `{' '.join(form)}` exits {code}" +
+          (f": {output[-400:]}" if code else ""))
+    for wanted in expected:
+        check(wanted in output, f"{shown_as}: `{' '.join(form)}` says '{wanted}'")
+    if form[0] == "ctest":
+        listed = re.search(r"Total Tests: (\d+)", output)
+        check(listed is not None and int(listed.group(1)) > 0,
+              f"{shown_as}: lists {listed.group(1) if listed else 'no'} tests")
+
+
 def main():
     source, build = sys.argv[1], sys.argv[2]
     with open(os.path.join(source, "README.md")) as f:
@@ -84,23 +102,9 @@ def main():
     check(len(shown) >= 10, f"README shows {len(shown)} commands")
     for argv in shown:
         try:
-            form, expected = quick(source, build, argv)
+            try_quick_form(source, build, argv)
         except ValueError as error:
             check(False, str(error))
-            continue
-        if form[0] == "ctest" and "--test-dir" in form:
-            form[form.index("--test-dir") + 1] = build
-        code, output = run(source, build, [form[0] if form[0] == "ctest" else
-                                           os.path.join(source, form[0]), *form[1:]])
-        shown_as = " ".join(argv)
-        check(code == 0, f"{shown_as}: as `{' '.join(form)}` exits {code}" +
-              (f": {output[-400:]}" if code else ""))
-        for wanted in expected:
-            check(wanted in output, f"{shown_as}: `{' '.join(form)}` says '{wanted}'")
-        if form[0] == "ctest":
-            listed = re.search(r"Total Tests: (\d+)", output)
-            check(listed is not None and int(listed.group(1)) > 0,
-                  f"{shown_as}: lists {listed.group(1) if listed else 'no'} tests")
     code, reproduce_help = run(source, build, [os.path.join(source, "scripts", "reproduce.sh"),
                                                "--help"])
     for paragraph in text.split("\n\n"):
@@ -108,10 +112,7 @@ def main():
             for flag in re.findall(r"`(--[a-z-]+)", paragraph):
                 check(flag in reproduce_help, f"reproduce.sh --help has {flag}, as README says")
                 if flag == "--compare":
-                    form, expected = quick(source, build, ["scripts/reproduce.sh", flag])
-                    code, output = run(source, build, [os.path.join(source, form[0]), *form[1:]])
-                    check(code == 0 and all(t in output for t in expected),
-                          f"`{' '.join(form)}` on two recorded runs: exit {code}, {output[-300:]}")
+                    try_quick_form(source, build, ["scripts/reproduce.sh", flag])
     print(f"{len(failures)} failed" if failures else "every check passed")
     return 1 if failures else 0
 
