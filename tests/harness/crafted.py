@@ -5,7 +5,8 @@ from modelbench.report.results import Results
 
 SYSTEMS = {"php": ("php", "single"), "node": ("node", "single"), "blocking": ("blocking", "single"),
            "async": ("async", "single"), "node-cluster": ("node", "cluster"),
-           "async-cluster": ("async", "cluster")}
+           "async-cluster": ("async", "cluster"), "blocking-cal": ("blocking", "single"),
+           "async-cal": ("async", "single")}
 
 
 def record(base, round_, server, figures, **meta):

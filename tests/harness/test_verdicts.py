@@ -3,7 +3,7 @@ crafted medians and ranges."""
 
 from crafted import results, rounds
 
-from modelbench.experiments import e1b, e2, e3
+from modelbench.experiments import calibration, e1b, e2, e3
 from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
                                         Spread, all_of, at_least, at_most, within)
 
@@ -60,6 +60,29 @@ def test_php_faster_judged_per_round():
     assert side.verdict == NOT_REPRODUCED
     assert "server 1.00 ms, mariadbd 0.50 ms of CPU per request" in side.cause
     assert claims["E1b PHP far faster"].real.verdict == NOT_REPRODUCED
+
+
+def calibrated_faster(php_rates, node_rates):
+    """'E1b PHP faster (calibrated)' with the calibrated models about ×1.5 apart every round."""
+    r = results(*rounds("e1b-php-c20", "php", *map(rate, php_rates)),
+                *rounds("e1b-node-c20", "node", *map(rate, node_rates)),
+                *rounds("e1b-blocking-cal-c20", "blocking-cal", rate(1500), rate(1500),
+                        calibrated=True),
+                *rounds("e1b-async-cal-c20", "async-cal", rate(1000), rate(1000),
+                        calibrated=True))
+    return {c.key: c for c in calibration.claims(r)}["E1b PHP faster (calibrated)"]
+
+
+def test_a_calibrated_side_is_no_surer_than_its_real_side():
+    # The real rounds on both sides of ×1.1: the calibrated models' clear ×1.5 is inconclusive.
+    claim = calibrated_faster([1300, 900], [1000, 1000])
+    assert claim.real.verdict == INCONCLUSIVE
+    assert claim.model.verdict == INCONCLUSIVE
+    assert claim.model.statistic.low == 1.5
+    assert "reproduced on its own" in claim.model.evidence
+    # The real side decided: the calibrated side keeps its own verdict, either way.
+    assert calibrated_faster([1300, 1250], [1000, 1000]).model.verdict == REPRODUCED
+    assert calibrated_faster([500, 500], [1000, 1000]).model.verdict == REPRODUCED
 
 
 def test_a_missing_run_is_not_measured():

@@ -277,7 +277,8 @@ class Engine:
                 warmup.settle(target)
             rate = ((warm.rate if warm else None) or self._earlier_rate(run, round_)
                     if load.tool == "ab" and load.seconds else None)
-            requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
+            requests = max(MIN_REQUESTS, min(int(rate * load.seconds), load.n or 10**9)) \
+                if rate else None
             time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
             record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
         if record["status"] != "ok":

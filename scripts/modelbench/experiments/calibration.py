@@ -26,7 +26,8 @@ from modelbench.engine.plan import Part
 from modelbench.report.document import read_json
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, within
+from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
+                                        median, within)
 
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
@@ -121,9 +122,21 @@ def claims(results):
     if not calibrated(results):
         return []
     swapped = calibrated_results(results)
-    return [replace(claim, key=f"{claim.key} (calibrated)")
+    return [no_surer(replace(claim, key=f"{claim.key} (calibrated)"))
             for claim in e1a.claims(swapped) + e1b.claims(swapped)
             if "mysql-native" not in claim.key]  # of the real systems only
+
+
+def no_surer(claim):
+    """A calibrated side is no surer than its real side: its cost is what the real system cost in
+    this run, so where the real rounds leave the claim open, that cost is as uncertain (measured:
+    docs/experiments.md, "Calibrated verdicts")."""
+    if claim.real.verdict != INCONCLUSIVE or claim.model.verdict in (INCONCLUSIVE, NOT_MEASURED):
+        return claim
+    return replace(claim, model=replace(
+        claim.model, verdict=INCONCLUSIVE, cause="",
+        evidence=f"{claim.model.evidence}; {claim.model.verdict} on its own, inconclusive as "
+                 "its real side, whose E1b runs gave its cost"))
 
 
 def match(results, m, r, key):
