@@ -128,8 +128,7 @@ def claims(results):
 
 
 def no_surer(claim):
-    """A calibrated side is no surer than its real side: its cost is what the real system cost in
-    this run, so where the real rounds leave the claim open, that cost is as uncertain (measured:
+    """A calibrated side is no surer than its real side, whose runs gave its cost (measured:
     docs/experiments.md, "Calibrated verdicts")."""
     if claim.real.verdict != INCONCLUSIVE or claim.model.verdict in (INCONCLUSIVE, NOT_MEASURED):
         return claim
