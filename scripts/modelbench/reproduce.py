@@ -146,6 +146,12 @@ def ending(directory, claims, settings, failures, plot_errors):
                 log(f"   {fields[0]}\t{fields[2]}")
 
 
+def ran(directory):
+    """The experiments an earlier run ran (its settings.json), all when it does not say."""
+    keys = document.read_json(os.path.join(directory, "settings.json")).get("experiments")
+    return [e for e in experiments.ALL if keys is None or e.KEY in keys]
+
+
 def write_report(directory, chosen):
     settings = document.read_json(os.path.join(directory, "settings.json"))
     results, claims, plot_errors = document.write(directory, chosen)
@@ -166,7 +172,7 @@ def run(args, parser):
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
-        ending(args.report, *write_report(args.report, chosen))
+        ending(args.report, *write_report(args.report, chosen if args.only else ran(args.report)))
         return 0
     plans = make_plan(args, chosen, names)
     skipped = []

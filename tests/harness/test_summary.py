@@ -9,6 +9,7 @@ import pytest
 from conftest import HERE
 from crafted import results, rounds
 
+from modelbench import experiments, reproduce
 from modelbench.experiments import e1b
 from modelbench.report import summary
 
@@ -56,3 +57,9 @@ def test_another_format_is_refused(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"format": 99}))
     with pytest.raises(ValueError):
         summary.load(str(tmp_path))
+
+
+def test_a_rewritten_report_has_the_experiments_its_run_ran(tmp_path):
+    (tmp_path / "settings.json").write_text(json.dumps({"experiments": ["E5", "E1b"]}))
+    assert [e.KEY for e in reproduce.ran(str(tmp_path))] == ["E1b", "E5"]
+    assert len(reproduce.ran(str(tmp_path / "none"))) == len(experiments.ALL)
