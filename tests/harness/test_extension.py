@@ -70,8 +70,9 @@ IN_DEFAULT = False
 
 def plan(ctx):
     servers = ctx.servers(["throwaway"], needs="/hello")
-    load = Load("ab", "/hello", 5, n=300)
-    return [Part([Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load)])
+    load, cut = Load("ab", "/hello", 5, n=300), Load("ab", "/hello", 5, n=100000, seconds=1)
+    return [Part([Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load),
+                         Run(f"x1-cut-{s.key}", f"X1 {s.key}: {cut.text()}", KEY, s, cut)])
                   for s in servers], rounds(ctx.size))]
 
 
@@ -127,7 +128,7 @@ def throwaway(tmp_path, monkeypatch):
 
 def test_listed(throwaway, capsys):
     assert entry.main(["reproduce", "--list", "--only", "X1", "--servers", "throwaway"]) == 0
-    assert "| X1 | 2 |" in capsys.readouterr().out  # two rounds at the default size
+    assert "| X1 | 4 |" in capsys.readouterr().out  # two runs, two rounds at the default size
 
 
 def test_run_through_the_engine(throwaway, tmp_path):
@@ -138,6 +139,9 @@ def test_run_through_the_engine(throwaway, tmp_path):
     record = json.loads((results / "runs" / "x1-throwaway-r1.json").read_text())
     assert record["status"] == "ok", record.get("cause")
     assert record["figures"]["complete"] == 300 and record["figures"]["requests_per_s"] > 0
+    # A time and a cap: ab is cut at the time, far from the cap.
+    cut = json.loads((results / "runs" / "x1-cut-throwaway-r1.json").read_text())
+    assert " -t 1 -n 100000 " in cut["command"] and 0 < cut["figures"]["complete"] < 100000
     assert record["figures"]["server_cpu_s"] >= 0 and record["warmup"]["slices"]
     report = (results / "report.md").read_text()
     assert "## X1 — a throw-away experiment" in report and "| X1 answers |" in report

@@ -132,10 +132,9 @@ def no_surer(claim):
     docs/experiments.md, "Calibrated verdicts")."""
     if claim.real.verdict != INCONCLUSIVE or claim.model.verdict in (INCONCLUSIVE, NOT_MEASURED):
         return claim
-    return replace(claim, model=replace(
-        claim.model, verdict=INCONCLUSIVE, cause="",
-        evidence=f"{claim.model.evidence}; {claim.model.verdict} on its own, inconclusive as "
-                 "its real side, whose E1b runs gave its cost"))
+    evidence = f"{claim.model.evidence}; {claim.model.verdict} on its own, as its real side"
+    return replace(claim, model=replace(claim.model, verdict=INCONCLUSIVE, cause="",
+                                        evidence=evidence))
 
 
 def match(results, m, r, key):

@@ -23,6 +23,8 @@ def client_text(record):
     if record.get("tool") == "wrk":
         return (f"`wrk -c {c} -d {record.get('seconds'):g}s` (keep-alive, a thread per core; "
                 "`--client wrk`)")
+    if record.get("cut"):
+        return f"`ab -r -c {c} -t {record['seconds']:g} -n {record.get('requests')}`"
     if record.get("seconds"):
         return (f"`ab -r -c {c}` for about {record['seconds']:g} s (its `-n` from the warm-up's "
                 "rate)")
