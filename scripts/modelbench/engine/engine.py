@@ -275,10 +275,9 @@ class Engine:
                                         (f" (server log {target.process.stderr_path})"
                                          if target.local else ""), meta)
                 warmup.settle(target)
-            # A timed ab run without a cap runs the count its rate makes; with one, it is cut.
             rate = ((warm.rate if warm else None) or self._earlier_rate(run, round_)
-                    if load.tool == "ab" and load.seconds and not load.n else None)
-            requests = rate and max(MIN_REQUESTS, int(rate * load.seconds))
+                    if load.tool == "ab" and load.seconds and not load.cut else None)
+            requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
             time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
             record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
         if record["status"] != "ok":

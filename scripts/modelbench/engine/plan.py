@@ -20,9 +20,9 @@ TOOLS = ("ab", "wrk", "siege", "standalone", "tasks", "hold")
 
 @dataclass(frozen=True)
 class Load:
-    """One tool's settings. ab runs for `seconds` (-t) with `n` as the request cap (-n), or for
-    `n` requests when seconds is 0; wrk and siege run for `seconds`; standalone runs `n`
-    iterations; tasks asks /tasks once with `delay_ms`; hold opens `c` connections."""
+    """One tool's settings. ab with `seconds` and `n` is cut at seconds, n its cap (`cut`); with
+    seconds alone it runs the count its warm-up's rate makes; with n alone, n requests. wrk and
+    siege run `seconds`; standalone `n` iterations; tasks asks /tasks once; hold opens `c`."""
 
     tool: str
     path: str = ""
@@ -37,6 +37,10 @@ class Load:
     def __post_init__(self):
         if self.tool not in TOOLS:
             raise ValueError(f"unknown tool {self.tool!r}")
+
+    @property
+    def cut(self):
+        return self.tool == "ab" and bool(self.seconds and self.n)
 
     @property
     def connections(self):

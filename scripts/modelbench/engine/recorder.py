@@ -100,8 +100,7 @@ class Recorder:
             command = tools.siege_command(url, self.checkout.script("siegerc"), load.c,
                                           load.delay_s, f"{load.seconds:g}S")
             end_marker = tools.SIEGE_DONE
-        record.update(seconds=load.seconds, cut=bool(load.seconds and load.n),
-                      command=" ".join(command), raw=raw)
+        record.update(seconds=load.seconds, cut=load.cut, command=" ".join(command), raw=raw)
         # A remote server was not started for the run: its counters count from before it.
         before = {} if target.local else database_connects(target.status_documents())
         code, sampled = measure.run(command, stdout, stderr, server=target.watch(),

@@ -26,8 +26,7 @@ from modelbench.engine.plan import Part
 from modelbench.report.document import read_json
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
-                                        median, within)
+from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, within
 
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
@@ -130,11 +129,11 @@ def claims(results):
 def no_surer(claim):
     """A calibrated side is no surer than its real side, whose runs gave its cost (measured:
     docs/experiments.md, "Calibrated verdicts")."""
-    if claim.real.verdict != INCONCLUSIVE or claim.model.verdict in (INCONCLUSIVE, NOT_MEASURED):
+    if claim.real.verdict != INCONCLUSIVE or \
+            claim.model.verdict not in (REPRODUCED, NOT_REPRODUCED):
         return claim
-    evidence = f"{claim.model.evidence}; {claim.model.verdict} on its own, as its real side"
-    return replace(claim, model=replace(claim.model, verdict=INCONCLUSIVE, cause="",
-                                        evidence=evidence))
+    return replace(claim, model=replace(claim.model, verdict=INCONCLUSIVE, cause="", evidence=(
+        f"{claim.model.evidence}; {claim.model.verdict} on its own, as its real side")))
 
 
 def match(results, m, r, key):

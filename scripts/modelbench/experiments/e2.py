@@ -24,8 +24,7 @@ KEY = "E2"
 TITLE = "E2 — hello world"
 IN_DEFAULT = True
 REQUESTS = {"smoke": 2000, "default": 50000, "standard": 50000, "full": 100000}
-# The default's runs are cut at 3 s (at most REQUESTS): why, docs/experiments.md "E2's runs".
-SECONDS = {"default": 3}
+SECONDS = {"default": 3}  # the default's are cut at 3 s: why, docs/experiments.md "E2's runs"
 # A verdict here is a count of failures or a longest request, not a rate: one round by default.
 ROUNDS = {"smoke": 1, "default": 1, "standard": 3, "full": 3}
 NGINX_REQUESTS = {"smoke": 1000, "default": 20000, "standard": 20000, "full": 100000}
