@@ -92,8 +92,7 @@ def add_arguments(parser):
     parser.add_argument("--rounds", type=int, default=3, metavar="N",
                         help="rounds of every run; the median is reported (default 3)")
     parser.add_argument("--only", metavar="LIST", default=",".join(PARTS),
-                        help="parts to run, comma-separated: " + ", ".join(PARTS) +
-                        " (default all)")
+                        help=f"parts to run, comma-separated: {', '.join(PARTS)} (default all)")
     parser.add_argument("--results-dir", metavar="DIR",
                         help="write there instead of bench/<timestamp>/")
     parser.add_argument("--max-load", type=float, default=1.0, metavar="L",
@@ -113,8 +112,7 @@ def ceiling_base(name, k):
 
 def iterations_for(checkout, system, flags, k, seconds):
     """Iterations of a standalone loop that take about `seconds`, from a short unrecorded run."""
-    n = 100 * k
-    command = [*systems.get(system).standalone(checkout, n), "--concurrency", str(k), *flags]
+    command = [*systems.get(system).standalone(checkout, 100 * k), "--concurrency", str(k), *flags]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         raise prepare.PrepareError(f"{' '.join(command)} failed: {result.stderr.strip()[-300:]}")

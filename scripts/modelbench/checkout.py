@@ -14,8 +14,7 @@ class Checkout:
 
     @classmethod
     def from_environment(cls):
-        build_dir = os.environ.get("BUILD_DIR") or "build"
-        return cls(os.path.normpath(os.path.join(ROOT, build_dir)))
+        return cls(os.path.normpath(os.path.join(ROOT, os.environ.get("BUILD_DIR") or "build")))
 
     def binary(self, name):
         """A program built in the build tree (bin/)."""

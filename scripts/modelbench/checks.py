@@ -19,8 +19,7 @@ def system_checks(log, users, burst):
 
     needed = 2 * users + 400
     soft, hard, enough = machine.raise_open_files(needed)
-    soft_text = "unlimited" if soft is None else soft
-    hard_text = "unlimited" if hard is None else hard
+    soft_text, hard_text = ("unlimited" if limit is None else limit for limit in (soft, hard))
     if soft is None or soft >= needed:
         check("ok", "", f"open files: soft limit {soft_text} (these runs need about {needed}).")
     elif enough:

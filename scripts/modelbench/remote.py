@@ -74,8 +74,7 @@ def split(parts, remote):
 def section(remote, skipped):
     """The report's section on the remote targets."""
     parts = [
-        "## Remote targets",
-        "",
+        "## Remote targets", "",
         "These servers were started elsewhere and reached over the network only (`--target`). "
         "Their CPU, threads, processes and RSS are what each reports of itself in `/status` "
         "(`resources.server`: the whole server, a cluster's workers summed), read before, "
@@ -83,11 +82,9 @@ def section(remote, skipped):
         "answered; peaks are readings every 0.5 s. The real systems have no `/status`: their "
         "CPU is not measured remotely. mariadbd's CPU is measured only when the private MariaDB "
         "runs on this machine; the kernel's listen-queue counters are this machine's, while a "
-        "remote server's listen queue overflows on its own.",
-        "",
-        table(["server", "URL"], [[key, f"`http://{address}/`"] for key, address in
-                                  remote.items()]),
-        "",
+        "remote server's listen queue overflows on its own.", "",
+        table(["server", "URL"],
+              [[key, f"`http://{address}/`"] for key, address in remote.items()]), "",
     ]
     if skipped:
         parts += ["Not measured for a remote target (they need a local process):", "",

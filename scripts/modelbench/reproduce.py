@@ -101,9 +101,8 @@ def selected(args, parser):
 
 def make_plan(args, chosen, names):
     """{experiment key: its parts}, in the order they run."""
-    ctx = experiment_base.Context(
-        args.size, names, args.client, args.posts_counts,
-        calibration.flags if calibration in chosen else None)
+    ctx = experiment_base.Context(args.size, names, args.client, args.posts_counts,
+                                  calibration.flags if calibration in chosen else None)
     plans = {experiment.KEY: experiment.plan(ctx) for experiment in chosen}
     for part in (part for parts in plans.values() for part in parts):
         part.rounds = args.rounds or part.rounds

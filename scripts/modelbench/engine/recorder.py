@@ -259,11 +259,10 @@ def tasks_demo(record, target, delay_ms, timeline_path):
         return found[0]
 
     one, two, three = task_at("one"), task_at("two"), task_at("three")
-    received_at = offset(ms_of_day(received))
     record.update(timeline=timeline, body=body, figures={
         "delay_ms": delay_ms, "response_ms": round(response_ms, 1),
         "task_two_after_task_one_ms": two - one,
-        "task_two_after_response": int(two > received_at),
+        "task_two_after_response": int(two > offset(ms_of_day(received))),
         "task_three_before_task_two": int(three < two)})
 
 
@@ -280,7 +279,6 @@ def summary(record):
         return (f"RSS {f['rss_mib']} MiB with {f['held']} connections held: {f['threads']} "
                 f"threads, {f['fds']} descriptors open")
     return (f"{f['requests_per_s']:.1f} req/s, mean {f['mean_ms']:.1f} ms, "
-            f"p99 {f['p99_ms']:.0f} ms, "
-            f"failed {f['failed']} (length {f['failed_length']}), non-2xx {f['non2xx']}; "
-            f"CPU server {f.get('server_cpu_pct_core', 0):.0f} %, "
+            f"p99 {f['p99_ms']:.0f} ms, failed {f['failed']} (length {f['failed_length']}), "
+            f"non-2xx {f['non2xx']}; CPU server {f.get('server_cpu_pct_core', 0):.0f} %, "
             f"mariadbd {f.get('db_cpu_pct_core', 0):.0f} % of a core")

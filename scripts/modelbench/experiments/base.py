@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 from modelbench import systems
 from modelbench.report.runtable import table_notes
+from modelbench.report.summary import spread_json
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side, Spread
 from modelbench.systems import Server
@@ -208,10 +209,5 @@ def machine_split(r, base):
 
 def figures(results, name_base_pairs, key, digits=3):
     """{name: {median, low, high, runs}} of each measured base's figure: summary.json's headline."""
-    out = {}
-    for name, base in name_base_pairs:
-        spread = results.spread(base, key)
-        if spread is not None:
-            out[name] = {"median": round(spread.median, digits), "low": round(spread.low, digits),
-                         "high": round(spread.high, digits), "runs": spread.count}
-    return out
+    spreads = ((name, results.spread(base, key)) for name, base in name_base_pairs)
+    return {name: spread_json(spread, digits) for name, spread in spreads if spread is not None}

@@ -32,9 +32,7 @@ def load_rows(results, bases, extra=()):
         row("throughput (MiB/s)", "transfer_kib_s", 2, 1 / 1024),
         row("failed requests", "failed", 0),
         row("non-2xx responses", "non2xx", 0),
-    ]
-    rows += list(extra)
-    rows += [
+        *extra,
         ["CPU server, % of one core (of the machine)"] + [results.cpu(b, "server") for b in bases],
         ["CPU server per request (ms)"] + per_request("server"),
     ]
@@ -64,8 +62,7 @@ def load_rows(results, bases, extra=()):
 def status_cell(results, base):
     """The server's CPU by its own /status: the only figure for a remote server; beside /proc's,
     the median of both and their difference, flagged when a round's exceeds the tolerance."""
-    figures = results.record(base).get("figures", {})
-    if figures.get("server_cpu_source") == STATUS:
+    if results.record(base).get("figures", {}).get("server_cpu_source") == STATUS:
         return f"{fmt(results.figure(base, 'server_cpu_s'), 2)} s (remote: /status only)"
     status = results.figure(base, "status_cpu_s")
     if status is None:

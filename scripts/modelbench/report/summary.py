@@ -12,11 +12,11 @@ FORMAT = 1
 MOVED = 0.10
 
 
-def spread_json(spread):
+def spread_json(spread, digits=4):
     if spread is None:
         return None
-    return {"median": round(spread.median, 4), "low": round(spread.low, 4),
-            "high": round(spread.high, 4), "runs": spread.count}
+    return {"median": round(spread.median, digits), "low": round(spread.low, digits),
+            "high": round(spread.high, digits), "runs": spread.count}
 
 
 def side_json(side):

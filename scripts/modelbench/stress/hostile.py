@@ -60,8 +60,7 @@ class _Connection:
         """The status of the response line received so far, or 0."""
         line, separator, _ = self.received.partition(b"\r\n")
         parts = line.split()
-        if separator and len(parts) >= 2 and parts[0].startswith(b"HTTP/") and \
-                parts[1].isdigit():
+        if separator and len(parts) >= 2 and parts[0].startswith(b"HTTP/") and parts[1].isdigit():
             return int(parts[1])
         return 0
 
