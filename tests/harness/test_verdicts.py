@@ -28,6 +28,18 @@ def test_a_range_on_one_side_or_straddling():
     assert at_least(None, 1) == NOT_MEASURED
 
 
+def test_a_ratio_is_known_to_ten_percent_at_best():
+    narrow, wide = Spread.of([1.0, 1.0]).noisy(), Spread.of([0.8, 1.0, 1.2]).noisy()
+    assert (narrow.median, narrow.low, narrow.high) == (1.0, 0.9, 1.1)
+    assert (wide.low, wide.high, wide.count) == (0.8, 1.2, 3)
+    # Two rounds of ×1.15 agree, but not by more than ±10 % clear of ×1.1: inconclusive.
+    near = faster([1150, 1150], [1000, 1000], [1500, 1500], [1000, 1000])["E1b PHP faster"]
+    assert (near.real.verdict, near.real.statistic.low) == (INCONCLUSIVE, 1.15)
+    assert near.model.verdict == REPRODUCED
+    assert faster([1000], [1000], [1000], [2000])["E1b PHP faster"].model.verdict == \
+        NOT_REPRODUCED
+
+
 def test_parts_of_a_criterion():
     assert all_of(REPRODUCED, REPRODUCED) == REPRODUCED
     assert all_of(REPRODUCED, INCONCLUSIVE) == INCONCLUSIVE

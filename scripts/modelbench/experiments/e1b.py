@@ -130,8 +130,8 @@ def flat_claim(r, real, model, name):
                     f"{fmt(r.figure(high, 'requests_per_s'))} req/s "
                     f"({spread_text(rate, prefix='×')}); mean {ms(r.figure(low, 'mean_ms'))} → "
                     f"{ms(r.figure(high, 'mean_ms'))} ({spread_text(growth, 1, prefix='×')})")
-        verdict_rate = within(rate, FLAT_LOW, FLAT_HIGH)
-        verdict_latency = at_least(growth, LATENCY_GROWTH)
+        verdict_rate = within(rate.noisy(), FLAT_LOW, FLAT_HIGH)
+        verdict_latency = at_least(growth.noisy(), LATENCY_GROWTH)
         return judged(evidence, all_of(verdict_rate, verdict_latency), lambda: causes(
             (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
              f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
@@ -160,7 +160,7 @@ def cluster_claim(r):
             f"-c {c}: {fmt(r.figure(base(single, c), 'requests_per_s'))} → "
             f"{fmt(r.figure(base(cluster, c), 'requests_per_s'))} req/s "
             f"({spread_text(g, prefix='×')})" for c, g in measured.items())
-        verdicts = {c: at_least(g, CLUSTER_GAIN) for c, g in measured.items()}
+        verdicts = {c: at_least(g.noisy(), CLUSTER_GAIN) for c, g in measured.items()}
 
         def cause():
             def one(c):

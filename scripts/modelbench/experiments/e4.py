@@ -137,7 +137,7 @@ def siege_claims(r):
             return "; ".join(f"{name}: {cpu_per_request(r, x)}, siege concurrency "
                              f"{fmt(r.figure(x, 'siege_concurrency'), 1)}, {machine_split(r, x)}"
                              for name, x in ((blocking_like, b), (async_like, a))) + "."
-        return judged(evidence, all_of(within(rate, SIMILAR_LOW, SIMILAR_HIGH),
+        return judged(evidence, all_of(within(rate.noisy(), SIMILAR_LOW, SIMILAR_HIGH),
                                        at_most(failed, 0)), cause, rate)
 
     def crowd_side(blocking_like, async_like, key, threshold):

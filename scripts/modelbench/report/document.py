@@ -17,7 +17,7 @@ from modelbench.engine.serverstatus import AGREE_PCT
 from modelbench.report import plots
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import NOT_REPRODUCED, median
+from modelbench.report.verdicts import NOT_REPRODUCED, RATIO_NOISE, median
 
 META_COLUMNS = ["id", "base", "round", "attempt", "experiment", "server", "system", "variant",
                 "calibrated", "server_flags", "rtt_ms", "endpoint", "tool", "concurrency",
@@ -195,9 +195,9 @@ def section_verdicts(claims):
         "## Verdicts",
         "",
         "Each claim of the posts, judged for the real systems (php, node) and for the models "
-        "(blocking, async) from the ranges over the rounds: reproduced when the whole range "
-        "meets the criterion, not reproduced when none of it does (with the measured cause), "
-        "**inconclusive** when it straddles the criterion.",
+        f"(blocking, async) from the ranges over the rounds, a ratio's at least ±{RATIO_NOISE:.0%}"
+        " of its median: reproduced when the whole range meets the criterion, not reproduced "
+        "when none of it does (with the measured cause), **inconclusive** when it straddles it.",
         "",
         table(["claim", "real systems", "models"],
               [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"] for c in claims]),

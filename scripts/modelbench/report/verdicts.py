@@ -4,8 +4,9 @@ judged twice, for the real systems and for the models.
 
 A criterion is a threshold (`at_least`, `at_most`) or an interval (`within`). A range entirely on
 the criterion's side gives REPRODUCED, entirely off it NOT_REPRODUCED, and a range that straddles
-a bound INCONCLUSIVE: the rounds disagree, so one run's verdict would be noise. A claim's
-verdict of NOT_REPRODUCED comes with its measured cause.
+a bound INCONCLUSIVE: the rounds disagree, so one run's verdict would be noise. A ratio is
+judged on its range widened to at least ±RATIO_NOISE around its median, however closely its
+rounds agree. A claim's verdict of NOT_REPRODUCED comes with its measured cause.
 """
 
 import statistics
@@ -15,6 +16,9 @@ from typing import Callable
 REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
 INCONCLUSIVE, NOT_MEASURED = "inconclusive", "not measured"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_MEASURED)
+# Rounds minutes apart agree closer than runs hours apart, and one round has no range at all:
+# a ratio is known to about ±10 % (docs/experiments.md, "What moves between runs").
+RATIO_NOISE = 0.10
 
 
 def median(values):
@@ -40,6 +44,12 @@ class Spread:
         if not values:
             return None
         return cls(statistics.median(values), min(values), max(values), len(values))
+
+    def noisy(self):
+        """This range, widened to at least ±RATIO_NOISE around the median: what a ratio's
+        verdict is judged on."""
+        return Spread(self.median, min(self.low, self.median * (1 - RATIO_NOISE)),
+                      max(self.high, self.median * (1 + RATIO_NOISE)), self.count)
 
     def text(self, digits=2, prefix="", suffix=""):
         """'×1.41 [×1.26–×1.52, 3 runs]', or '×1.41 [1 run]'."""
@@ -122,8 +132,9 @@ def needs(*bases):
 
 def ratio_side(results, numerator, denominator, key, judge, describe, cause):
     """A side judged on numerator's figure over denominator's, round by round: judge(spread)
-    the verdict, describe(spread) the evidence, cause() the cause of a 'not reproduced'."""
+    the verdict (of the noisy spread), describe(spread) the evidence, cause() the cause of a
+    'not reproduced'."""
     ratio = results.paired([numerator, denominator], key, lambda a, b: a / b if b else None)
     if ratio is None:
         return needs(numerator, denominator)
-    return judged(describe(ratio), judge(ratio), cause, ratio)
+    return judged(describe(ratio), judge(ratio.noisy()), cause, ratio)
