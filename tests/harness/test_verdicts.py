@@ -29,15 +29,21 @@ def test_a_range_on_one_side_or_straddling():
 
 
 def test_a_ratio_is_known_to_ten_percent_at_best():
-    narrow, wide = Spread.of([1.0, 1.0]).noisy(), Spread.of([0.8, 1.0, 1.2]).noisy()
-    assert (narrow.median, narrow.low, narrow.high) == (1.0, 0.9, 1.1)
-    assert (wide.low, wide.high, wide.count) == (0.8, 1.2, 3)
+    assert Spread.of([1.0, 1.0], noise=0.1).judged() == (0.9, 1.1)
+    assert Spread.of([0.8, 1.0, 1.2], noise=0.1).judged() == (0.8, 1.2)
+    assert Spread.of([1.0, 1.0]).judged() == (1.0, 1.0)  # a count, not a ratio
     # Two rounds of ×1.15 agree, but not by more than ±10 % clear of ×1.1: inconclusive.
     near = faster([1150, 1150], [1000, 1000], [1500, 1500], [1000, 1000])["E1b PHP faster"]
     assert (near.real.verdict, near.real.statistic.low) == (INCONCLUSIVE, 1.15)
     assert near.model.verdict == REPRODUCED
     assert faster([1000], [1000], [1000], [2000])["E1b PHP faster"].model.verdict == \
         NOT_REPRODUCED
+    # Every ratio verdict gets the noise, those built outside ratio_side too: a cluster's
+    # ×1.3 in both rounds is under ×1.25 at -10 %.
+    cluster = results(*rounds("e1b-node-c20", "node", rate(1000), rate(1000)),
+                      *rounds("e1b-node-cluster-c20", "node-cluster", rate(1300), rate(1300)))
+    gain = e1b.cluster_claim(cluster).real
+    assert (gain.verdict, gain.statistic.median) == (INCONCLUSIVE, 1.3)
 
 
 def test_parts_of_a_criterion():

@@ -123,15 +123,15 @@ def cores_claim(r):
 def flat_claim(r, real, model, name):
     def side(server):
         low, high = base(server, 20), base(server, 200)
-        rate, growth = (r.paired([high, low], key, ratio) for key in ("requests_per_s", "mean_ms"))
+        rate, growth = (r.ratio([high, low], key) for key in ("requests_per_s", "mean_ms"))
         if rate is None or growth is None:
             return needs(low, high)
         evidence = (f"{fmt(r.figure(low, 'requests_per_s'))} → "
                     f"{fmt(r.figure(high, 'requests_per_s'))} req/s "
                     f"({spread_text(rate, prefix='×')}); mean {ms(r.figure(low, 'mean_ms'))} → "
                     f"{ms(r.figure(high, 'mean_ms'))} ({spread_text(growth, 1, prefix='×')})")
-        verdict_rate = within(rate.noisy(), FLAT_LOW, FLAT_HIGH)
-        verdict_latency = at_least(growth.noisy(), LATENCY_GROWTH)
+        verdict_rate = within(rate, FLAT_LOW, FLAT_HIGH)
+        verdict_latency = at_least(growth, LATENCY_GROWTH)
         return judged(evidence, all_of(verdict_rate, verdict_latency), lambda: causes(
             (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
              f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
@@ -152,15 +152,15 @@ def flat_claim(r, real, model, name):
 
 def cluster_claim(r):
     def side(single, cluster):
-        measured = {c: g for c in (20, 200) if (g := r.paired(
-            [base(cluster, c), base(single, c)], "requests_per_s", ratio)) is not None}
+        measured = {c: g for c in (20, 200) if (g := r.ratio(
+            [base(cluster, c), base(single, c)], "requests_per_s")) is not None}
         if not measured:
             return needs(base(single, 20), base(cluster, 20))
         evidence = "; ".join(
             f"-c {c}: {fmt(r.figure(base(single, c), 'requests_per_s'))} → "
             f"{fmt(r.figure(base(cluster, c), 'requests_per_s'))} req/s "
             f"({spread_text(g, prefix='×')})" for c, g in measured.items())
-        verdicts = {c: at_least(g.noisy(), CLUSTER_GAIN) for c, g in measured.items()}
+        verdicts = {c: at_least(g, CLUSTER_GAIN) for c, g in measured.items()}
 
         def cause():
             def one(c):

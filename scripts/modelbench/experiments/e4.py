@@ -7,7 +7,7 @@ follows the 500-user one on the same server, warm from it."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import (SIDES, cpu_per_request, figures, keys_with,
-                                         machine_split, ms, nothing, ratio, run_table)
+                                         machine_split, ms, nothing, run_table)
 from modelbench.report.runtable import load_rows, pair_row
 from modelbench.report.tables import fmt, range_cell
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, judged, needs,
@@ -124,7 +124,7 @@ def deferred_claim(r):
 def siege_claims(r):
     def similar_side(blocking_like, async_like):
         b, a = siege_base(blocking_like, 500), siege_base(async_like, 500)
-        rate, failed = r.paired([a, b], "requests_per_s", ratio), r.paired([b, a], "failed", max)
+        rate, failed = r.ratio([a, b], "requests_per_s"), r.paired([b, a], "failed", max)
         if rate is None or failed is None:
             return needs(b, a)
         evidence = (f"{blocking_like} {fmt(r.figure(b, 'requests_per_s'))} trans/s "
@@ -137,7 +137,7 @@ def siege_claims(r):
             return "; ".join(f"{name}: {cpu_per_request(r, x)}, siege concurrency "
                              f"{fmt(r.figure(x, 'siege_concurrency'), 1)}, {machine_split(r, x)}"
                              for name, x in ((blocking_like, b), (async_like, a))) + "."
-        return judged(evidence, all_of(within(rate.noisy(), SIMILAR_LOW, SIMILAR_HIGH),
+        return judged(evidence, all_of(within(rate, SIMILAR_LOW, SIMILAR_HIGH),
                                        at_most(failed, 0)), cause, rate)
 
     def crowd_side(blocking_like, async_like, key, threshold):

@@ -7,7 +7,7 @@ import json
 import os
 import pathlib
 
-from modelbench.report.verdicts import Spread, median
+from modelbench.report.verdicts import RATIO_NOISE, Spread, median
 
 
 def load_runs(directory):
@@ -87,6 +87,12 @@ class Results:
     def paired(self, bases, key, combine):
         """The Spread of per_round(...), or None."""
         return Spread.of(self.per_round(bases, key, combine))
+
+    def ratio(self, bases, key):
+        """The first base's figure over the second's, round by round: a Spread judged on at
+        least ±RATIO_NOISE, or None."""
+        quotients = self.per_round(bases, key, lambda a, b: a / b if b else None)
+        return Spread.of(quotients, RATIO_NOISE)
 
     def per_request_ms_values(self, base, who):
         """who's (server, db, client) CPU per request (per iteration of a standalone run) in ms,

@@ -36,20 +36,20 @@ class Spread:
     low: float
     high: float
     count: int
+    noise: float = 0.0  # a verdict rests on at least ±noise around the median (a ratio's)
 
     @classmethod
-    def of(cls, values):
+    def of(cls, values, noise=0.0):
         """The Spread of the values that are not None; None when there are none."""
         values = [v for v in values if v is not None]
         if not values:
             return None
-        return cls(statistics.median(values), min(values), max(values), len(values))
+        return cls(statistics.median(values), min(values), max(values), len(values), noise)
 
-    def noisy(self):
-        """This range, widened to at least ±RATIO_NOISE around the median: what a ratio's
-        verdict is judged on."""
-        return Spread(self.median, min(self.low, self.median * (1 - RATIO_NOISE)),
-                      max(self.high, self.median * (1 + RATIO_NOISE)), self.count)
+    def judged(self):
+        """(low, high) as a verdict sees them: the range, widened to at least ±noise."""
+        return (min(self.low, self.median * (1 - self.noise)),
+                max(self.high, self.median * (1 + self.noise)))
 
     def text(self, digits=2, prefix="", suffix=""):
         """'×1.41 [×1.26–×1.52, 3 runs]', or '×1.41 [1 run]'."""
@@ -64,25 +64,28 @@ class Spread:
 def at_least(spread, threshold):
     if spread is None:
         return NOT_MEASURED
-    if spread.low >= threshold:
+    low, high = spread.judged()
+    if low >= threshold:
         return REPRODUCED
-    return NOT_REPRODUCED if spread.high < threshold else INCONCLUSIVE
+    return NOT_REPRODUCED if high < threshold else INCONCLUSIVE
 
 
 def at_most(spread, threshold):
     if spread is None:
         return NOT_MEASURED
-    if spread.high <= threshold:
+    low, high = spread.judged()
+    if high <= threshold:
         return REPRODUCED
-    return NOT_REPRODUCED if spread.low > threshold else INCONCLUSIVE
+    return NOT_REPRODUCED if low > threshold else INCONCLUSIVE
 
 
 def within(spread, low, high):
     if spread is None:
         return NOT_MEASURED
-    if low <= spread.low and spread.high <= high:
+    lowest, highest = spread.judged()
+    if low <= lowest and highest <= high:
         return REPRODUCED
-    return NOT_REPRODUCED if spread.high < low or spread.low > high else INCONCLUSIVE
+    return NOT_REPRODUCED if highest < low or lowest > high else INCONCLUSIVE
 
 
 def all_of(*verdicts):
@@ -132,9 +135,8 @@ def needs(*bases):
 
 def ratio_side(results, numerator, denominator, key, judge, describe, cause):
     """A side judged on numerator's figure over denominator's, round by round: judge(spread)
-    the verdict (of the noisy spread), describe(spread) the evidence, cause() the cause of a
-    'not reproduced'."""
-    ratio = results.paired([numerator, denominator], key, lambda a, b: a / b if b else None)
+    the verdict, describe(spread) the evidence, cause() the cause of a 'not reproduced'."""
+    ratio = results.ratio([numerator, denominator], key)
     if ratio is None:
         return needs(numerator, denominator)
-    return judged(describe(ratio), judge(ratio.noisy()), cause, ratio)
+    return judged(describe(ratio), judge(ratio), cause, ratio)
