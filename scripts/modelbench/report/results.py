@@ -89,8 +89,7 @@ class Results:
         return Spread.of(self.per_round(bases, key, combine))
 
     def ratio(self, bases, key):
-        """The first base's figure over the second's, round by round: a Spread judged on at
-        least ±RATIO_NOISE, or None."""
+        """The first base's figure over the second's, round by round, ±RATIO_NOISE; or None."""
         quotients = self.per_round(bases, key, lambda a, b: a / b if b else None)
         return Spread.of(quotients, RATIO_NOISE)
 
