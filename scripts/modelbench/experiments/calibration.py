@@ -137,8 +137,8 @@ def no_surer(claim):
 
 
 def match(results, m, r, key):
-    """(the calibrated model's figure, the real system's, their ratio as a Spread) of one target
-    (m, r: their E1b bases); key None: server CPU per request."""
+    """(the calibrated model's figure, the real system's, their ratio as a Spread, not widened:
+    ±25 % is its tolerance) of one target (m, r: their E1b bases); key None: server CPU/request."""
     if key:
         return results.figure(m, key), results.figure(r, key), results.paired([m, r], key, ratio)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),

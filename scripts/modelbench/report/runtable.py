@@ -114,7 +114,7 @@ def pair_row(results, label, model_base, real_base, key, digits=1):
     m, r = results.spread(model_base, key), results.spread(real_base, key)
     if m is None and r is None:
         return []
-    ratio = results.paired([model_base, real_base], key, lambda a, b: a / b if b else None)
+    ratio = results.ratio([model_base, real_base], key)
     return [[label, spread_cell(m, digits), spread_cell(r, digits), ratio_cell(ratio)]]
 
 
