@@ -4,6 +4,7 @@ crafted medians and ranges."""
 from crafted import results, rounds
 
 from modelbench.experiments import calibration, e1b, e2, e3
+from modelbench.report.runtable import load_rows
 from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
                                         Spread, all_of, at_least, at_most, within)
 
@@ -143,3 +144,13 @@ def test_length_failures_without_l_and_none_with_it():
     claim = e3.claims(results(*records))[0]
     assert claim.real.verdict == REPRODUCED
     assert claim.model.verdict == NOT_REPRODUCED
+
+
+def test_a_load_table_gives_the_load_tools_cost_over_the_rounds():
+    machine = {f"{who}_cpu_pct_machine": 40 for who in ("server", "db", "client")}
+    slow, fast = (dict(rate(r), client_cpu_s=cpu, **machine) for r, cpu in ((1000, 0.15),
+                                                                            (1500, 0.1)))
+    r = results(*rounds("e1b-async-c20", "async", slow, fast))
+    rows = {row[0]: row[1:] for row in load_rows(r, ["e1b-async-c20"])}
+    assert rows["requests/s, range over the rounds"] == ["1,000.0–1,500.0"]
+    assert rows["CPU load tool per request (ms), range over the rounds"] == ["0.100–0.150"]
