@@ -87,11 +87,6 @@ def rounds(size):
     return ROUNDS[size]
 
 
-def ratio(a, b):
-    """a ÷ b; None when a is missing or b is missing or 0."""
-    return a / b if a is not None and b else None
-
-
 def cpu_ratio(results, numerator, denominator):
     """The Spread of numerator's server CPU per request over denominator's, round by round."""
     a, b = (dict(zip(results.rounds(x), results.per_request_ms_values(x, "server")))

@@ -21,12 +21,13 @@ from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, cpu_ratio,
-                                         machine_split, nothing, ratio, rounds)
+                                         machine_split, nothing, rounds)
 from modelbench.engine.plan import Part
 from modelbench.report.document import read_json
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, within
+from modelbench.report.verdicts import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, ratio,
+                                        within)
 
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"

@@ -6,14 +6,14 @@ PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
-                                         keys_with, machine_split, ms, not_runnable, ratio,
-                                         rounds, run_table, style)
+                                         keys_with, machine_split, ms, not_runnable, rounds,
+                                         run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.runtable import load_rows, pair_derived_row, pair_row
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
-                                        judged, needs, ratio_side, spread_text, within)
+                                        judged, needs, ratio, ratio_side, spread_text, within)
 
 KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"

@@ -17,10 +17,10 @@ import re
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import nothing, ratio, rounds
+from modelbench.experiments.base import nothing, rounds
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.tables import fmt, ratio_cell, table
-from modelbench.report.verdicts import Spread, median
+from modelbench.report.verdicts import Spread, median, ratio
 
 KEY = "E5"
 TITLE = "E5 — the crossover: requests/s against the CPU each request costs"

@@ -7,7 +7,7 @@ import json
 import os
 import pathlib
 
-from modelbench.report.verdicts import RATIO_NOISE, Spread, median
+from modelbench.report.verdicts import RATIO_NOISE, Spread, median, ratio
 
 
 def load_runs(directory):
@@ -90,8 +90,7 @@ class Results:
 
     def ratio(self, bases, key):
         """The first base's figure over the second's, round by round, ±RATIO_NOISE; or None."""
-        quotients = self.per_round(bases, key, lambda a, b: a / b if b else None)
-        return Spread.of(quotients, RATIO_NOISE)
+        return Spread.of(self.per_round(bases, key, ratio), RATIO_NOISE)
 
     def per_request_ms_values(self, base, who):
         """who's (server, db, client) CPU per request (per iteration of a standalone run) in ms,

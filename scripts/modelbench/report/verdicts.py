@@ -27,6 +27,11 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def ratio(a, b):
+    """a ÷ b; None when a is missing or b is missing or 0."""
+    return a / b if a is not None and b else None
+
+
 @dataclass(frozen=True)
 class Spread:
     """A figure over repetitions: its median, lowest and highest value, and how many there were
