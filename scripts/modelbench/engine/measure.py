@@ -1,7 +1,8 @@
 """A command run while the server, mariadbd and the whole machine are sampled: the figures of one
 measured run (wall time, CPU of each party in seconds, in % of one core and of the machine, the
 server's peak threads, processes and RSS, how busy the machine was and how much of it other work
-took, and the kernel's listen-queue counters over the run)."""
+took, the machine's speed before and after (machine.speed_probe_ms), and the kernel's
+listen-queue counters over the run)."""
 
 import contextlib
 import os
@@ -118,6 +119,7 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
     end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
     a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that
     outlasts timeout_s is killed (MeasureError); Ctrl-C stops the tool and goes on up."""
+    probe_before = machine.speed_probe_ms()
     counters_before = machine.tcp_counters()
     started = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
@@ -170,8 +172,10 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
     counters_after = machine.tcp_counters()
     counters = {key: counters_after[key] - before for key, before in counters_before.items()
                 if key in counters_after}
+    speed = {"probe_before_ms": probe_before, "probe_after_ms": machine.speed_probe_ms()}
     if child_is_server:
         timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
                  "sys_s": round(usage.ru_stime, 3)}
-        return code, {**sampler.figures(server_cpu_seconds=own_cpu), **timed, **counters}
-    return code, {**sampler.figures(client_cpu_seconds=own_cpu), **counters}
+        return code, {**sampler.figures(server_cpu_seconds=own_cpu), **timed, **counters,
+                      **speed}
+    return code, {**sampler.figures(client_cpu_seconds=own_cpu), **counters, **speed}

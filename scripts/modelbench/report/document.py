@@ -36,7 +36,7 @@ FIGURE_COLUMNS = [
     "db_cpu_s", "db_cpu_pct_core", "db_cpu_pct_machine", "client_cpu_s", "client_cpu_pct_core",
     "client_cpu_pct_machine", "machine_busy_pct", "other_cpu_pct", "server_peak_threads",
     "server_peak_processes", "server_peak_rss_mib", "server_db_connects", "requests_by_worker",
-    "listen_overflows", "listen_drops", "syn_retransmits",
+    "listen_overflows", "listen_drops", "syn_retransmits", "probe_before_ms", "probe_after_ms",
 ]
 
 
@@ -114,12 +114,14 @@ def section_runs(results, settings):
         "run's concurrency in one-second slices of ab until its processes stop growing and two "
         "slices agree within 10 % (or a slice agrees with the same run's rate in the round "
         "before), and the machine is waited for until other processes keep less than 10 % of "
-        "it busy. A figure in a table is the median over the rounds; a range is the lowest to "
-        "the highest round; a ratio between two servers is taken within each round and then "
-        "summarised the same way.",
+        "it busy and until a fixed CPU probe runs within ×1.25 of its fastest time of this run "
+        "(at most 20 s). A figure in a table is the median over the rounds; a range is the "
+        "lowest to the highest round; a ratio between two servers is taken within each round "
+        "and then summarised the same way.",
         "",
         f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
-        f"the machine meanwhile: {again}",
+        f"the machine meanwhile, or the probe after the run differed from the one before by "
+        f"more than ×1.2: {again}",
         f"- other processes' share of the machine during the kept runs: median "
         f"{fmt(median(others), 1)} %, at most {fmt(max(others) if others else None, 1)} %",
         f"- warm-ups: {len(warm)}, median {fmt(median(w['seconds'] for w in warm), 0)} s, "

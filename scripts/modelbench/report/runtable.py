@@ -27,6 +27,8 @@ def load_rows(results, bases, extra=()):
         [range_cell(results.spread(b, "requests_per_s")) for b in bases],
         ["CPU load tool per request (ms), range over the rounds"] + [range_cell(
             Spread.of(results.per_request_ms_values(b, "client")), 3) for b in bases],
+        ["machine speed probe before the run (ms, lower is faster), range over the rounds"] +
+        [range_cell(results.spread(b, "probe_before_ms"), 1) for b in bases],
         row("mean response time (ms)", "mean_ms", 2),
         ["p50 / p90 / p99 (ms)"] + [
             " / ".join(percentile(b, k) for k in ("p50_ms", "p90_ms", "p99_ms")) for b in bases],
