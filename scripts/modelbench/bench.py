@@ -350,9 +350,8 @@ def render(rows, settings, failures, results):
         f"`{settings['command']}` — {settings['started']} UTC, {CORES} cores, "
         f"{settings['seconds']:g} s per run, median of {settings['rounds']} rounds, "
         f"{settings['run_s'] / 60:.1f} min of runs; every server warmed up before each run, "
-        "each run on a quiet machine at its usual speed (measured again when other work or a "
-        "change of the machine's speed polluted it). *other %*: CPU of other processes during "
-        "the runs, in % of the machine.", ""]
+        "each run on a quiet machine (measured again when other work polluted it). *other %*: "
+        "CPU of other processes during the runs, in % of the machine.", ""]
     if ceilings:
         lines += ["## Ceilings: the /html workload without HTTP (`--standalone N --concurrency K`)",
                   "", table(["loop", "K", "iterations/s", "own CPU ms/iter",

@@ -137,8 +137,7 @@ def ending(directory, claims, settings, failures, plot_errors):
     if plot_errors:
         log("== plots not drawn: " + "; ".join(plot_errors))
     log(f"== {settings.get('runs', 0)} runs in {settings.get('run_s', 0) / 60:.1f} min, "
-        f"{settings.get('remeasured', 0)} measured again after other work or a change of the "
-        "machine's speed polluted them")
+        f"{settings.get('remeasured', 0)} measured again after other work polluted them")
     if failures:
         log(f"== {failures} step(s) failed:")
         with open(os.path.join(directory, "steps.tsv")) as f:
@@ -237,7 +236,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                 "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,
                 "versions": versions(checkout, names)}
-    gate = machine.QuietGate(log, idle_wait_s=0, speed_wait_s=0, max_attempts=1) if smoke else \
+    gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
                     targets, warmup_max_s=warmup_max_s)

@@ -1,94 +1,36 @@
-"""The quiet gate's decisions on crafted figures: what it waits for, which runs it measures
-again, and when it stops."""
+"""The machine's speed probe and what the report says of it, on crafted figures."""
+
+from crafted import results, rounds
 
 from modelbench.engine import machine
+from modelbench.report import document, runtable
 
 
-def gate_over(figures_in_turn, max_attempts=3):
-    """(figures kept, attempts made, log lines) of the gate measuring crafted figures in turn."""
-    lines = []
-    gate = machine.QuietGate(log=lines.append, idle_wait_s=0, speed_wait_s=0,
-                             max_attempts=max_attempts)
-    turns = iter(figures_in_turn)
-
-    def attempt():
-        figures = next(turns)
-        return figures, figures
-    _, kept, attempts = gate.measure(attempt)
-    return kept, attempts, lines
-
-
-def run(other=1.0, before=10.0, after=10.0):
-    return {"other_cpu_pct": other, "probe_before_ms": before, "probe_after_ms": after}
-
-
-def test_a_run_at_one_speed_on_a_quiet_machine_is_kept():
-    kept, attempts, lines = gate_over([run(before=10.0, after=11.5)])
-    assert attempts == 1 and kept["probe_after_ms"] == 11.5 and lines == []
-
-
-def test_a_run_during_which_the_machine_slowed_or_sped_up_is_measured_again():
-    for changed in (run(before=7.0, after=14.0), run(before=14.0, after=7.0)):
-        kept, attempts, lines = gate_over([changed, run(before=7.0, after=7.2)])
-        assert attempts == 2 and kept["probe_before_ms"] == 7.0
-        assert "speed changed" in lines[0] and "measuring it again" in lines[0]
-
-
-def test_a_polluted_run_is_measured_again():
-    kept, attempts, lines = gate_over([run(other=35.0), run(other=2.0)])
-    assert attempts == 2 and kept["other_cpu_pct"] == 2.0 and "35.0 %" in lines[0]
-
-
-def test_the_last_attempt_is_kept_whatever_it_shows():
-    kept, attempts, _ = gate_over([run(before=7, after=14), run(other=50), run(other=60)])
-    assert attempts == 3 and kept["other_cpu_pct"] == 60
-
-
-def test_a_run_without_probes_is_judged_on_other_work_alone():
-    kept, attempts, _ = gate_over([{"other_cpu_pct": 0}])
-    assert attempts == 1
+def probes(before, after, **figures):
+    return {"requests_per_s": 1000.0, "other_cpu_pct": 1.0, "probe_before_ms": before,
+            "probe_after_ms": after, **figures}
 
 
 def test_the_probe_times_its_loop():
     assert 0 < machine.speed_probe_ms() < 10_000
 
 
-class Clock:
-    """time.monotonic and time.sleep of a machine whose probe reads the given times in turn."""
-
-    def __init__(self, monkeypatch, probes):
-        self.now = 0.0
-        self.probes = iter(probes)
-        monkeypatch.setattr(machine.time, "monotonic", lambda: self.now)
-        monkeypatch.setattr(machine.time, "sleep", self.sleep)
-        monkeypatch.setattr(machine, "speed_probe_ms", lambda: next(self.probes))
-
-    def sleep(self, seconds):
-        self.now += seconds
+def test_a_change_of_speed_is_one_beyond_the_bound_either_way():
+    assert not machine.speed_changed(probes(10.0, 11.9))
+    assert machine.speed_changed(probes(7.0, 9.0)) and machine.speed_changed(probes(9.0, 7.0))
+    assert not machine.speed_changed({"requests_per_s": 1.0})  # recorded before the probe
 
 
-def test_the_gate_waits_while_the_machine_runs_slower_than_its_fastest(monkeypatch):
-    clock = Clock(monkeypatch, [6.0, 9.5, 9.0, 6.2])
-    lines = []
-    gate = machine.QuietGate(log=lines.append, idle_wait_s=0)
-    gate.wait_for_speed()  # the first probe is the fastest yet
-    assert clock.now == 0 and lines == []
-    gate.wait_for_speed()
-    assert clock.now == 2 and gate.best_probe_ms == 6.0
-    assert lines == ["    waited 2 s for the machine's speed (probe 6.2 ms, its fastest 6.0 ms)"]
+def test_a_run_whose_speed_changed_is_noted_under_its_table():
+    r = results(*rounds("x", "async", probes(6.0, 6.1), probes(5.8, 9.4)))
+    notes = " ".join(runtable.table_notes(r, ["x"]))
+    assert "`x-r2`: the machine's speed changed during the run" in notes
+    assert "5.8 ms before, 9.4 ms after" in notes and "x-r1" not in notes
 
 
-def test_the_wait_for_speed_is_bounded(monkeypatch):
-    clock = Clock(monkeypatch, [5.0] + [12.0] * 10)
-    lines = []
-    gate = machine.QuietGate(log=lines.append, idle_wait_s=0, speed_wait_s=3)
-    gate.wait_for_speed()
-    gate.wait_for_speed()
-    assert clock.now == 3 and "measuring anyway" in lines[-1]
-
-
-def test_a_probe_during_a_run_sets_the_fastest(monkeypatch):
-    Clock(monkeypatch, [7.0, 7.0])
-    gate = machine.QuietGate(log=print, idle_wait_s=0)
-    gate.measure(lambda: ({}, run(before=5.0, after=5.2)))
-    assert gate.best_probe_ms == 5.0
+def test_the_report_gives_the_probes_range_and_the_runs_it_changed_during():
+    r = results(*rounds("x", "async", probes(6.0, 6.1), probes(5.8, 9.4)),
+                *rounds("y", "php", {"requests_per_s": 5.0, "other_cpu_pct": 0}))
+    line = document.speed_line(list(r.runs.values()))
+    assert "5.8–9.4 ms" in line and "1 of 2 runs" in line
+    assert document.speed_line([]) == "- the machine's speed: not probed"

@@ -25,11 +25,13 @@ def busy_ticks():
     return total - times.idle - times.iowait, total
 
 
-# A fixed piece of CPU work, timed before and after every measured run. A virtual machine's speed
+# A fixed piece of CPU work, timed before and after every measured run: a virtual machine's speed
 # can change by up to ×2 within seconds while nothing runs on it and no steal time shows
-# (docs/experiments.md, "What moves between runs"); every figure of a run moves with it.
+# (docs/experiments.md, "What moves between runs"). A run whose probes differ by more than
+# SPEED_CHANGE is noted in the report.
 PROBE_LOOPS = 200_000
 PROBE_REPEATS = 3
+SPEED_CHANGE = 1.2
 
 
 def speed_probe_ms():
@@ -44,27 +46,28 @@ def speed_probe_ms():
     return round(1000 * best, 2)
 
 
+def speed_changed(figures):
+    """Whether a run's probes before and after it differ by more than SPEED_CHANGE."""
+    before, after = figures.get("probe_before_ms"), figures.get("probe_after_ms")
+    return bool(before and after) and max(before, after) > SPEED_CHANGE * min(before, after)
+
+
 @dataclass
 class QuietGate:
     """The machine is shared: wait until the load average is low before a series of runs, wait
     before each run until other processes leave the machine nearly idle, and measure a run again
-    when they took more than POLLUTED_PCT of it while it ran (its other_cpu_pct), or when the
-    machine's speed changed by more than SPEED_CHANGE meanwhile (the probes before and after).
-    Before each run, wait while the machine runs more than SLOW times slower than the fastest
-    probe of this gate. idle_wait_s, speed_wait_s and max_attempts bound the waiting: a smoke
-    test waits less and measures once."""
+    when they took more than POLLUTED_PCT of it while it ran (its other_cpu_pct). idle_wait_s and
+    max_attempts bound the waiting: a smoke test waits less and measures once. It does not wait
+    for the machine's speed: a run's probes are recorded, and the report notes a change (why:
+    docs/experiments.md, "What moves between runs")."""
 
     IDLE_PCT = 10
     POLLUTED_PCT = 20
-    SPEED_CHANGE = 1.2
-    SLOW = 1.25
     IDLE_SAMPLE_S = 0.1
 
     log: Callable = print
     idle_wait_s: float = 60.0
-    speed_wait_s: float = 20.0
     max_attempts: int = 3
-    best_probe_ms: float = float("inf")
 
     def wait_for_load(self, max_load, max_wait_s):
         """Waits, at most max_wait_s, for a 1-minute load average below max_load: (load, wait)."""
@@ -106,51 +109,16 @@ class QuietGate:
                 self.log(f"    waiting: other processes keep {busy:.0f} % of the machine busy")
                 next_note = waited + 10
 
-    def wait_for_speed(self):
-        """Waits, at most speed_wait_s, while the probe is more than SLOW times the fastest yet."""
-        if self.speed_wait_s <= 0:
-            return
-        started = time.monotonic()
-        probe = speed_probe_ms()
-        while probe > self.SLOW * self.best_probe_ms and \
-                time.monotonic() - started < self.speed_wait_s:
-            time.sleep(1)
-            probe = speed_probe_ms()
-        waited = time.monotonic() - started
-        if waited >= 1:
-            still = probe > self.SLOW * self.best_probe_ms
-            self.log(f"    {'the machine still runs slower after' if still else 'waited'} "
-                     f"{waited:.0f} s for the machine's speed (probe {probe} ms, its fastest "
-                     f"{self.best_probe_ms} ms){': measuring anyway' if still else ''}")
-        self.saw(probe)
-
-    def saw(self, *probes):
-        """Keeps the fastest probe yet (None: no probe)."""
-        self.best_probe_ms = min([self.best_probe_ms, *(p for p in probes if p)])
-
     def measure(self, attempt):
-        """Runs attempt() -> (result, figures of measure.run) on an idle machine at its speed,
-        again while other work polluted it or the speed changed, max_attempts times at most:
-        (result, figures, attempts)."""
+        """Runs attempt() -> (result, figures of measure.run) on an idle machine, again while other
+        work polluted it, max_attempts times at most: (result, figures, attempts)."""
         for attempts in range(1, self.max_attempts + 1):
             self.wait_for_idle()
-            self.wait_for_speed()
             result, figures = attempt()
-            self.saw(figures.get("probe_before_ms"), figures.get("probe_after_ms"))
-            why = self.polluted(figures)
-            if not why or attempts == self.max_attempts:
+            if figures["other_cpu_pct"] <= self.POLLUTED_PCT or attempts == self.max_attempts:
                 return result, figures, attempts
-            self.log(f"    {why}: measuring it again")
-
-    def polluted(self, figures):
-        """Why a run's figures are not of our processes alone at one speed ('' when they are)."""
-        if figures["other_cpu_pct"] > self.POLLUTED_PCT:
-            return (f"other processes took {figures['other_cpu_pct']} % of the machine during "
-                    "the run")
-        before, after = figures.get("probe_before_ms"), figures.get("probe_after_ms")
-        if before and after and max(before, after) > self.SPEED_CHANGE * min(before, after):
-            return f"the machine's speed changed during the run (probe {before} → {after} ms)"
-        return ""
+            self.log(f"    other processes took {figures['other_cpu_pct']} % of the machine "
+                     "during the run: measuring it again")
 
 
 def raise_open_files(needed):

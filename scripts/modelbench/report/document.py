@@ -13,6 +13,7 @@ import platform
 import re
 
 from modelbench import systems
+from modelbench.engine.machine import SPEED_CHANGE, speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT
 from modelbench.report import plots
 from modelbench.report.results import Results, load_runs
@@ -96,6 +97,18 @@ def environment(results, settings):
     ])
 
 
+def speed_line(kept):
+    """The machine's speed over the runs: the probe's range, and the runs it changed during."""
+    probed = [run["figures"] for run in kept if "probe_before_ms" in run["figures"]]
+    if not probed:
+        return "- the machine's speed: not probed"
+    every = [f[k] for f in probed for k in ("probe_before_ms", "probe_after_ms")]
+    changed = sum(1 for f in probed if speed_changed(f))
+    return (f"- the machine's speed: a fixed CPU loop timed before and after each run took "
+            f"{min(every):.1f}–{max(every):.1f} ms (lower is faster); {changed} of {len(probed)} "
+            f"runs saw it change by more than ×{SPEED_CHANGE:g} (noted under their tables)")
+
+
 def section_runs(results, settings):
     kept = [run for run in results.runs.values()
             if run.get("status") == "ok" and "other_cpu_pct" in run.get("figures", {})]
@@ -114,14 +127,13 @@ def section_runs(results, settings):
         "run's concurrency in one-second slices of ab until its processes stop growing and two "
         "slices agree within 10 % (or a slice agrees with the same run's rate in the round "
         "before), and the machine is waited for until other processes keep less than 10 % of "
-        "it busy and until a fixed CPU probe runs within ×1.25 of its fastest time of this run "
-        "(at most 20 s). A figure in a table is the median over the rounds; a range is the "
-        "lowest to the highest round; a ratio between two servers is taken within each round "
-        "and then summarised the same way.",
+        "it busy. A figure in a table is the median over the rounds; a range is the lowest to "
+        "the highest round; a ratio between two servers is taken within each round and then "
+        "summarised the same way.",
         "",
         f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
-        f"the machine meanwhile, or the probe after the run differed from the one before by "
-        f"more than ×1.2: {again}",
+        f"the machine meanwhile: {again}",
+        speed_line(kept),
         f"- other processes' share of the machine during the kept runs: median "
         f"{fmt(median(others), 1)} %, at most {fmt(max(others) if others else None, 1)} %",
         f"- warm-ups: {len(warm)}, median {fmt(median(w['seconds'] for w in warm), 0)} s, "

@@ -1,6 +1,7 @@
 """The table every load-run section shares: one column per server (a base id), each figure the
 median over the rounds; the kernel's listen-queue counters; notes under a table."""
 
+from modelbench.engine.machine import speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT, STATUS
 from modelbench.report.tables import fmt, range_cell, ratio_cell, spread_cell
 from modelbench.report.verdicts import Spread
@@ -78,9 +79,9 @@ def status_cell(results, base):
 
 
 def table_notes(results, bases):
-    """Notes under a table: what happened to a run (a hung tool), a server whose own /status
-    disagreed with /proc about its CPU, and runs whose load tool used most of a core, where it
-    rather than the server was measured."""
+    """Notes under a table: what happened to a run (a hung tool), a change of the machine's speed
+    during it, a server whose own /status disagreed with /proc about its CPU, and runs whose
+    load tool used most of a core, where it rather than the server was measured."""
     notes = []
     for base in bases:
         for run in results.rounds(base).values():
@@ -88,6 +89,10 @@ def table_notes(results, bases):
             if run.get("note"):
                 notes.append(f"`{run_id}`: {run['note']}.")
             f = run["figures"]
+            if speed_changed(f):
+                notes.append(f"`{run_id}`: the machine's speed changed during the run (probe "
+                             f"{f['probe_before_ms']} ms before, {f['probe_after_ms']} ms "
+                             "after).")
             if f.get("status_cpu_agrees") == 0:
                 notes.append(f"`{run_id}`: the server's /status counted {f['status_cpu_s']} s "
                              f"of CPU, /proc {f['server_cpu_s']} s: more than "
