@@ -81,8 +81,10 @@ def plan(ctx):
     calibrated cluster in the longer sizes only: the default's ten minutes have no room for it."""
     servers = ctx.calibrated_servers(clusters=ctx.size != "default")
     return [Part([experiment.group(ctx, s, ctx.calibration(s.system.name)) for s in chosen],
-                 rounds(ctx.size))
-            for experiment, chosen in ((e1b, servers), (e1a, [s for s in servers if not s.cluster]))
+                 count)
+            for experiment, chosen, count in (
+                (e1b, servers, rounds(ctx.size)),
+                (e1a, [s for s in servers if not s.cluster], e1a.ROUNDS[ctx.size]))
             if servers]
 
 
