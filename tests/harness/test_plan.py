@@ -3,7 +3,7 @@
 from modelbench import remote, systems
 from modelbench.engine import plan
 from modelbench.engine.engine import estimate_plan_s
-from modelbench.experiments import e1b, e2
+from modelbench.experiments import e1a, e1b, e2
 from modelbench.experiments.base import Context
 
 
@@ -33,6 +33,15 @@ def test_e1b_runs_every_concurrency_on_one_server_per_system():
     assert all(r.load.seconds == e1b.SECONDS["default"] for g in parts[0].groups for r in g.runs)
     posts = e1b.plan(Context("full", ["php"]))[0].groups[0].runs
     assert [r.load.n for r in posts] == [1000, 2000, 20000] and posts[0].load.seconds == 0
+
+
+def test_the_default_repeats_the_ratios_that_flipped_between_two_runs():
+    parts = e2.plan(Context("default", ["fpm", "node", "express", "async", "nginx"]))
+    rounds = {r.base: part.rounds for part in parts for g in part.groups for r in g.runs}
+    assert {b for b, n in rounds.items() if n == 2} == {
+        "e2n-fpm-c200", "e2n-node-nginx-c200", "e2n-express-nginx-c200"}
+    assert rounds["e2n-async-nginx-c200"] == rounds["e2n-fpm-unix-c100"] == rounds["e2-node"] == 1
+    assert [p.rounds for p in e1a.plan(Context("default", ["php", "node"]))] == [3]
 
 
 def test_a_remote_target_runs_only_what_needs_no_local_process():
