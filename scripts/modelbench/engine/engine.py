@@ -162,12 +162,13 @@ class Engine:
         try:
             run_flags = self._flags(group)
             held.flags = (*group.server.flags, *run_flags)
-            extra = held.stack.enter_context(group.around(self.checkout, prefix)) \
-                if group.around else ()
-            command = group.server.command(self.checkout, run_flags, extra,
+            setup = held.stack.enter_context(group.around(self.checkout, prefix)) \
+                if group.around else plan.Setup()
+            command = group.server.command(self.checkout, run_flags, setup.flags,
                                            files_dir=prefix + ".files")
             held.target = server.start(key, command, prefix,
-                                       whole_status=not group.server.behind_nginx)
+                                       whole_status=not group.server.behind_nginx,
+                                       helper_pids=setup.pids)
         except (server.TargetError, FlagsUnavailable, OSError) as error:
             held.stack.close()
             held.cause = str(error)

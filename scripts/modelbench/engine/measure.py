@@ -41,28 +41,31 @@ def read(path):
         return f.read()
 
 
-def database_tree(db_pid):
-    """mariadbd's ProcessTree, or None when there is no such process to watch."""
-    if not db_pid:
+def tree_of(pid):
+    """The ProcessTree of pid (mariadbd's, a helper's), or None when there is no such process to
+    watch."""
+    if not pid:
         return None
     try:
-        return processes.ProcessTree(db_pid)
+        return processes.ProcessTree(pid)
     except psutil.NoSuchProcess:
         return None
 
 
 class RunSampler:
-    """Samples the server's process tree, mariadbd and the whole machine."""
+    """Samples the server's process tree, mariadbd, the helpers' trees (processes the run's setup
+    added, E6's delaying proxy) and the whole machine."""
 
-    def __init__(self, server=None, db=None):
+    def __init__(self, server=None, db=None, helpers=()):
         self.started = time.monotonic()
         self.server = server
         self.db = db
+        self.helpers = list(helpers)
         self._machine_start = self._machine_end = machine.busy_ticks()
         self.elapsed = 0.0
 
     def sample(self):
-        for tree in (self.server, self.db):
+        for tree in (self.server, self.db, *self.helpers):
             if tree is not None:
                 tree.sample()
         self._machine_end = machine.busy_ticks()
@@ -78,7 +81,7 @@ class RunSampler:
         rusage beats samples that miss its last ticks)."""
         wall = max(self.elapsed, 1e-9)
         out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
-        ours = []  # the CPU seconds of the server, mariadbd and the tool
+        ours = []  # the CPU seconds of the server, mariadbd, the helpers and the tool
 
         def cpu(prefix, seconds):
             ours.append(seconds)
@@ -95,6 +98,8 @@ class RunSampler:
                        **self.server.figures())
         if self.db is not None:
             cpu("db", self.db.cpu_seconds)
+        if self.helpers:
+            cpu("helper", sum(tree.cpu_seconds for tree in self.helpers))
         if client_cpu_seconds is not None:
             cpu("client", client_cpu_seconds)
         busy = self._machine_end[0] - self._machine_start[0]
@@ -106,15 +111,17 @@ class RunSampler:
         return out
 
 
-def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_server=False,
-        end_marker=None, timeout_s=900.0, log=print):
+def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids=(),
+        child_is_server=False, end_marker=None, timeout_s=900.0, log=print):
     """Runs command while sampling server and mariadbd; returns (exit code, figures). server is
     what watches the server: sample() during the run, finish() after it, cpu_seconds,
     peak_threads, peak_processes, peak_rss_kib and figures() (where its CPU figure came from), as
     Target.watch() gives (/proc of a local server, its /status for a remote one; with
     child_is_server, the command itself is watched through /proc). The command's own CPU is its
     rusage: client_cpu_* for a load tool, server_cpu_* for a server's standalone mode, which is
-    also timed as `time` does: real_s from its start to its exit, user_s and sys_s.
+    also timed as `time` does: real_s from its start to its exit, user_s and sys_s. helper_pids:
+    processes the run's setup added (E6's delaying proxy), sampled as helper_cpu_*, which do not
+    count as other work.
 
     end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
     a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that
@@ -129,7 +136,7 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, child_is_se
     exited = os.pidfd_open(process.pid)
     sampler = RunSampler(
         processes.ProcessTree(process.pid, from_start=True) if child_is_server else server,
-        database_tree(db_pid))
+        tree_of(db_pid), [tree for tree in map(tree_of, helper_pids) if tree is not None])
     next_progress = PROGRESS_INTERVAL_S
     deadline = time.monotonic() + timeout_s
     ended_at = None

@@ -93,10 +93,19 @@ class Run:
 
 
 @dataclass
+class Setup:
+    """What a group's setup gives its server: extra flags, and the pids of the processes it
+    started (their CPU is part of every run, not other work that pollutes it)."""
+
+    flags: list = field(default_factory=list)
+    pids: tuple = ()
+
+
+@dataclass
 class Group:
     """Runs against one server process, in order. around: a context manager factory
-    (checkout, log prefix) -> extra server flags, set up before the server starts and torn down
-    after it stops (E6's delaying proxy)."""
+    (checkout, log prefix) -> a Setup, set up before the server starts and torn down after it
+    stops (E6's delaying proxy)."""
 
     runs: list
     around: Optional[Callable] = None

@@ -104,7 +104,8 @@ class Recorder:
         # A remote server was not started for the run: its counters count from before it.
         before = {} if target.local else database_connects(target.status_documents())
         code, sampled = measure.run(command, stdout, stderr, server=target.watch(),
-                                    db_pid=self.db_pid, end_marker=end_marker, log=self.log)
+                                    db_pid=self.db_pid, helper_pids=target.helper_pids,
+                                    end_marker=end_marker, log=self.log)
         name = os.path.basename(command[0])
         if code is None:
             record["note"] = (f"{name} hung after its run (JoeDog/siege#4) and was killed "

@@ -123,12 +123,14 @@ class ServerProcess:
 class Target:
     """Where the load goes, and the ServerProcess that serves it (None: a remote server, not ours
     to start or stop). whole_status: its /status, if any, reports the whole process tree (not so
-    behind a proxy, where /status is the backend's). As a context manager, a local server is
-    stopped at the end of the block if it still runs."""
+    behind a proxy, where /status is the backend's). helper_pids: processes the run's setup
+    added beside the server (E6's delaying proxy): their CPU is the run's, not other work's. As a
+    context manager, a local server is stopped at the end of the block if it still runs."""
 
-    def __init__(self, name, address, process, whole_status=True):
+    def __init__(self, name, address, process, whole_status=True, helper_pids=()):
         self.name = name
         self.whole_status = whole_status
+        self.helper_pids = tuple(helper_pids)
         host, _, port = address.rpartition(":")
         self.host = "127.0.0.1" if host in WILDCARD_HOSTS else host
         self.port = int(port)
@@ -204,7 +206,7 @@ class Target:
 
 
 def start(name, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S,
-          whole_status=True):
+          whole_status=True, helper_pids=()):
     """Starts a server from its command line and waits for its ready line: a Target."""
     process = ServerProcess(command, log_prefix, echo, ready_timeout_s)
-    return Target(name, process.address, process, whole_status)
+    return Target(name, process.address, process, whole_status, helper_pids)

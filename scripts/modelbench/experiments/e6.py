@@ -33,7 +33,7 @@ import subprocess
 from dataclasses import dataclass
 
 from modelbench.engine.server import TargetError
-from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.engine.plan import Group, Load, Part, Run, Setup
 from modelbench.experiments.base import nothing, rounds
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
@@ -120,8 +120,9 @@ class ProxyError(TargetError):
 
 @contextlib.contextmanager
 def delayed_database(checkout, rtt_ms, log_prefix):
-    """delay_proxy in front of the database for the block: yields the flags that point a server
-    at it. Its output (the ready line, its totals when it stops) goes to LOG_PREFIX.proxy.log."""
+    """delay_proxy in front of the database for the block: yields the Setup whose flags point
+    a server at it. Its output (the ready line, its totals when it stops) goes to
+    LOG_PREFIX.proxy.log."""
     # Where the servers find MariaDB when no flag says otherwise: the private one (scripts/lib/
     # cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it).
     database = (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
@@ -141,7 +142,7 @@ def delayed_database(checkout, rtt_ms, log_prefix):
         if not line.startswith("listening on "):
             raise ProxyError(f"{' '.join(command)} did not get ready (see {log_path})")
         host, _, port = line.split()[-1].rpartition(":")
-        yield ["--db-host", host, "--db-port", port]
+        yield Setup(["--db-host", host, "--db-port", port], (proxy.pid,))
     finally:
         proxy.send_signal(signal.SIGTERM)
         try:
