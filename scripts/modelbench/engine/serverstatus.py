@@ -23,11 +23,13 @@ READ_INTERVAL_S = 0.5
 READ_TIMEOUT_S = 3.0
 # The last reading, after the run, on a server that is idle again: a few tries.
 FINAL_TRIES = 3
-# /proc and /status count CPU in clock ticks and are read at slightly different moments: a
-# difference within AGREE_PCT, or within AGREE_TICKS_S for every process of the server, is
-# agreement.
+# /proc counts user and system CPU apart, each in whole clock ticks (10 ms), and /status
+# (getrusage) in microseconds, read at slightly different moments: a difference within
+# AGREE_PCT, or within AGREE_TICKS_S for every process of the server (a tick for each of the
+# two truncations and one for the moment between the readings), is agreement. With two ticks,
+# a smoke siege run failed on /proc 0.29 s against /status 0.2695 s.
 AGREE_PCT = 5.0
-AGREE_TICKS_S = 0.02
+AGREE_TICKS_S = 0.03
 
 PROC, STATUS = "/proc", "/status"
 
@@ -131,7 +133,7 @@ class CrossChecked:
 
 def agree(proc_s, status_s, processes=1):
     """Whether two CPU figures of one server agree: within AGREE_PCT of /proc's, or within a
-    clock tick or two for each of its processes (short runs)."""
+    few clock ticks for each of its processes (short runs)."""
     difference = abs(status_s - proc_s)
     return difference <= AGREE_TICKS_S * max(1, processes) or \
         difference <= AGREE_PCT / 100 * proc_s
