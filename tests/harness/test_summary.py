@@ -46,7 +46,9 @@ def test_written_and_read_back(tmp_path):
     faster = written["claims"][0]
     assert faster["key"] == "E1b PHP faster"
     assert faster["real"]["verdict"] == "reproduced"
-    assert faster["real"]["statistic"] == {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 2}
+    # The verdict judged the ratio's range widened to ±10 % of its median.
+    assert faster["real"]["statistic"] == {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 2,
+                                           "judged_low": 1.26, "judged_high": 1.54}
     assert faster["models"]["verdict"] == "not measured"
     assert written["headline"]["E1b php -c 20 requests/s"] == {
         "median": 1250.0, "low": 1200.0, "high": 1300.0, "runs": 2}

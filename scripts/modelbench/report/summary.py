@@ -19,9 +19,18 @@ def spread_json(spread, digits=4):
             "high": round(spread.high, digits), "runs": spread.count}
 
 
+def statistic_json(spread, digits=4):
+    """spread_json with the range the verdict judged (a ratio's widened to its noise)."""
+    if spread is None:
+        return None
+    low, high = spread.judged()
+    return {**spread_json(spread, digits), "judged_low": round(low, digits),
+            "judged_high": round(high, digits)}
+
+
 def side_json(side):
     return {"verdict": side.verdict, "evidence": side.evidence, "cause": side.cause,
-            "statistic": spread_json(side.statistic)}
+            "statistic": statistic_json(side.statistic)}
 
 
 def machine():
