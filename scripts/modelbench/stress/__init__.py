@@ -10,8 +10,8 @@ its figures:
                 ab -c 20 /json: only 200 and 503, 503 within 1 s while it is down, right
                 answers within 2 s of its return without a restart; queries past --db-timeout
                 answered 504 at the timeout, their connections free at once
-  leaks         ab -c 200 -n 20000 /html four times: RSS after run 3 within 10 % of run 1's
-                (run 0 brings the malloc arenas to their steady size)
+  leaks         ab -c 200 -n 20000 /html four times: RSS after run 3 within 10 % (or 2 MiB)
+                of run 1's (run 0 brings the malloc arenas to their steady size)
   memory        100 connections each sending up to 100 MiB of an endless chunk extension,
                 trailer or header line while ab -c 20 runs /html beside them: peak RSS within
                 8 MiB of the same run beside 100 connections that only wait, no failed or

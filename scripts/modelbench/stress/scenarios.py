@@ -36,6 +36,11 @@ FAIL_FAST_S = 1.0
 RECOVERY_LIMIT_S = 2.0
 PROBE_LIMIT_MS = 100.0
 RSS_GROWTH_LIMIT = 0.10
+# ... or this much, whichever is more. Measured on the blocking server, ab -c 200 /html: its
+# anonymous RSS over eight runs of 20,000 requests, after 180,000, went 8.3, 9.7, 8.4 ... 8.6 MiB
+# (glibc's arenas, not growth), and in CI its RSS after runs 1 and 3 of 5,000 read 12.9 and
+# 15.0 MiB (+16 %), and 13.5–15.1 MiB over twelve such runs in a row.
+RSS_GROWTH_FLOOR_KIB = 2048
 
 
 @dataclass
@@ -445,8 +450,9 @@ def leaks(ctx, model, out):
     # run, so the last run shows it; run 2 alone may peak with the arenas (seen: 15.4, 17.4,
     # 15.8 MiB on the blocking server) and is reported, not judged.
     growth = rss[3] / rss[1] - 1
-    out.check(f"RSS after run 3 within {RSS_GROWTH_LIMIT:.0%} of run 1's",
-              growth <= RSS_GROWTH_LIMIT,
+    allowed_kib = max(RSS_GROWTH_LIMIT * rss[1], RSS_GROWTH_FLOOR_KIB)
+    out.check(f"RSS after run 3 within {RSS_GROWTH_LIMIT:.0%} (at least "
+              f"{mib(RSS_GROWTH_FLOOR_KIB)} MiB) of run 1's", rss[3] - rss[1] <= allowed_kib,
               f"{', '.join(mib(k) for k in rss)} MiB after runs 0 to 3: {growth:+.1%}")
     record_exit(out, target)
 
