@@ -265,8 +265,9 @@ class Engine:
                                       earlier_rate=self._earlier_rate(run, round_),
                                       max_s=self.warmup_max_s)
                 meta["warmup"] = warm.as_record()
-                self.log(f"    warm-up: {warm.seconds} s, "
-                         f"{' → '.join(f'{s.requests_per_s:.0f}' for s in warm.slices)} req/s"
+                self.log(f"    warm-up: {warm.seconds:g} s"
+                         + (f" ({warm.growing_s:.1f} while it forked)" if warm.growing_s else "")
+                         + f", {' → '.join(f'{s.requests_per_s:.0f}' for s in warm.slices)} req/s"
                          + (f", processes {warm.processes_before} → "
                             f"{warm.slices[-1].processes}" if target.local else "")
                          + ("" if warm.steady else " (not steady)"))

@@ -126,7 +126,8 @@ def section_runs(results, settings):
         "server per cost in E5, per delay in E6); before each load run it is warmed up at the "
         "run's concurrency in one-second slices of ab until its processes stop growing and two "
         "slices agree within 10 % (or a slice agrees with the same run's rate in the round "
-        "before), and the machine is waited for until other processes keep less than 10 % of "
+        "before), a slice over which it forked followed by unbroken load until it stopped "
+        "forking; and the machine is waited for until other processes keep less than 10 % of "
         "it busy. A figure in a table is the median over the rounds; a range is the lowest to "
         "the highest round; a ratio between two servers is taken within each round and then "
         "summarised the same way.",
@@ -246,7 +247,7 @@ def section_warmups(results):
         warm = [(r, run["warmup"]) for r, run in sorted(by_round.items()) if run.get("warmup")]
         if warm:
             rows.append([f"`{base}`"] + ["; ".join(
-                f"r{r}: {w['seconds']} s, {w['processes_before']} → {w['processes_after']} "
+                f"r{r}: {w['seconds']:g} s, {w['processes_before']} → {w['processes_after']} "
                 f"processes, {w['slices'][-1]['requests_per_s']:,.0f} req/s"
                 + ("" if w["steady"] else " (cap)") for r, w in warm)])
     if not rows:
