@@ -2,18 +2,18 @@
 has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "Warm and steady"): a freshly started Apache
-prefork (StartServers 5) grows its children 1, 2, 4 … 32 a second and under `ab -c 200` reached its
-150 only after 13 one-second slices, its requests/s falling from 1,500 to 1,100 meanwhile; Node.js's
-JIT took 4 to 6 slices to go from 770 to 1,400 requests/s at -c 20; the C++ models were within 5 %
-from the first slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C:
-a siege crowd sleeps between requests and never has more in flight) until the server's process count
-did not grow over the last slice and that slice's requests/s is within STEADY of the slice before
-it — or of the same run's rate in an earlier round, on a server that is already warm — and at most
-MAX_S seconds. A slice over which the server forked is followed by unbroken load, of requests that
-hold a worker without its CPU, until it stopped forking (grow). Measured at -c 200: in slices alone
-Apache went from 35 to 132 processes in 15 s (a pause between slices resets prefork's forking);
-under unbroken /html load from 5 to 132 children in 14 s (the new children start on busy cores);
-with grow from 5 to 150 children, steady, in a 14.7-s warm-up."""
+prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; Node.js's JIT took 4 to 6
+slices to go from 770 to 1,400 requests/s at -c 20; the C++ models were within 5 % from the first
+slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C: a siege crowd
+sleeps between requests and never has more in flight) until the server's process count did not
+grow over the last slice and that slice's requests/s is within STEADY of the slice before it — or
+of the same run's rate in an earlier round, on a server that is already warm — and at most MAX_S
+seconds. At -c 200 slices alone bring Apache to its size only by chance (150 children after 13
+slices once, 35 to 132 processes in 15 s another time: a pause between slices resets prefork's
+forking), so a slice over which the server forked is followed by unbroken load, of requests that
+hold a worker without its CPU, until it stopped forking (grow). Under unbroken /html load a fresh
+Apache went from 5 to 132 children in 14 s (the new children start on busy cores); with grow from
+5 to 150 children, steady, in a 14.7-s warm-up."""
 
 import math
 import re
