@@ -45,3 +45,12 @@ def test_the_warm_up_ends_at_its_cap_when_the_server_keeps_forking(replay):
     warm = replay([(1000.0, 10 + i) for i in range(20)], before=9,
                   growths=[(10 + i, 2.0) for i in range(20)])
     assert not warm.steady and warm.seconds >= warmup.MAX_S
+
+
+def test_processes_after_a_warm_up_that_ends_forking_are_those_the_growth_phase_left(replay):
+    # Apache at -c 200 on /hello (E2, 2026-12-03): one slice forked a child, then the load went
+    # on to the cap while it forked; its processes at the end are the growth phase's, not the
+    # slice's.
+    warm = replay([(12306.5, 9)], before=8, growths=[(152, 14.1)])
+    assert not warm.steady and warm.seconds == 15.1
+    assert warm.as_record()["processes_after"] == 152

@@ -37,11 +37,13 @@ SETTLE_MAX_S = 3.0
 # second of prefork's that sees it forks none and starts again from 1.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
-# ... of requests that hold their worker on the database's SLEEP (the pages that read it), so that
-# the new children start on idle cores: under /html itself at -c 200 they start on busy ones, and
-# prefork counts a child still starting as idle.
-DELAYED = ("/html", "/json")
+# ... of requests that hold their worker on the database's SLEEP, so that the new children start
+# on idle cores: under /html itself at -c 200 they start on busy ones, and prefork counts a child
+# still starting as idle. The held page is /html whatever the run's: the phase is there to make
+# the server fork to its size (every system that forks serves it), and under a fast page (/hello
+# at -c 200, /factorial at -c 5) Apache forked for the whole 15 s, to 29 children at -c 5.
 GROW_DELAY_MS = 200
+HELD = f"/html?delay_ms={GROW_DELAY_MS}"
 # Once stopped, the held requests ab left in flight and in the listen queue still take their
 # workers for up to two delays: the next slice waits for them.
 DRAIN_S = 2 * GROW_DELAY_MS / 1000
@@ -63,6 +65,7 @@ class WarmUp:
     slices: list = field(default_factory=list)
     steady: bool = False
     growing_s: float = 0.0  # of unbroken load while the server forked (grow)
+    processes_after: int = 0
 
     @property
     def seconds(self):
@@ -74,8 +77,7 @@ class WarmUp:
         return self.slices[-1].requests_per_s if self.slices else None
 
     def as_record(self):
-        return {**asdict(self), "seconds": self.seconds,
-                "processes_after": self.slices[-1].processes if self.slices else None}
+        return {**asdict(self), "seconds": self.seconds}
 
 
 def process_count(target):
@@ -100,13 +102,12 @@ def agrees(rate, reference):
     return reference and abs(rate / reference - 1) <= STEADY
 
 
-def grow(target, path, concurrency, keepalive, seconds):
-    """ab at the concurrency for at most seconds, stopped once the server's processes did not
-    grow over GROWN_S: (their count then, the seconds it took)."""
+def grow(target, concurrency, keepalive, seconds):
+    """Held requests at the concurrency for at most seconds, stopped once the server's processes
+    did not grow over GROWN_S: (their count then, the seconds it took)."""
     started = time.monotonic()
-    held = f"{path}?delay_ms={GROW_DELAY_MS}" if path in DELAYED else path
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
-    load = subprocess.Popen(ab_for(target, held, concurrency, keepalive, math.ceil(seconds)),
+    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     count, grown_at = process_count(target), started
     try:
@@ -119,8 +120,7 @@ def grow(target, path, concurrency, keepalive, seconds):
     finally:
         load.kill()
         load.wait()
-    if held != path:
-        time.sleep(DRAIN_S)
+    time.sleep(DRAIN_S)
     return count, time.monotonic() - started
 
 
@@ -129,14 +129,16 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
     run's measured requests/s in an earlier round, if any. Returns the WarmUp."""
     c = min(concurrency, MAX_C)
     warm = WarmUp(c, process_count(target))
-    count = warm.processes_before
+    count = warm.processes_after = warm.processes_before
     while warm.seconds < max_s:
         rate, now = one_slice(target, path, c, keepalive), process_count(target)
         previous = warm.rate
         warm.slices.append(Slice(rate, now))
+        warm.processes_after = now
         if now > count and warm.seconds < max_s:
-            count, took = grow(target, path, c, keepalive, max_s - warm.seconds)
+            count, took = grow(target, c, keepalive, max_s - warm.seconds)
             warm.growing_s += took
+            warm.processes_after = count
             continue
         count = now
         if rate and (agrees(rate, previous) or agrees(rate, earlier_rate)):
