@@ -37,13 +37,12 @@ SETTLE_MAX_S = 3.0
 # second of prefork's that sees it forks none and starts again from 1.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
-# ... of requests that hold their worker on the database's SLEEP, so that the new children start
-# on idle cores: under /html itself at -c 200 they start on busy ones, and prefork counts a child
-# still starting as idle. The held page is /html whatever the run's: the phase is there to make
-# the server fork to its size (every system that forks serves it), and under a fast page (/hello
-# at -c 200, /factorial at -c 5) Apache forked for the whole 15 s, to 29 children at -c 5.
+# ... of requests that hold their worker on the database's SLEEP (the pages that read it), so that
+# the new children start on idle cores: under /html itself at -c 200 they start on busy ones, and
+# prefork counts a child still starting as idle. A fast page is not held: under /hello at -c 200
+# PHP-FPM stays at 25 children, and held requests would fork it to its cap.
+DELAYED = ("/html", "/json")
 GROW_DELAY_MS = 200
-HELD = f"/html?delay_ms={GROW_DELAY_MS}"
 # Once stopped, the held requests ab left in flight and in the listen queue still take their
 # workers for up to two delays: the next slice waits for them.
 DRAIN_S = 2 * GROW_DELAY_MS / 1000
@@ -102,12 +101,13 @@ def agrees(rate, reference):
     return reference and abs(rate / reference - 1) <= STEADY
 
 
-def grow(target, concurrency, keepalive, seconds):
-    """Held requests at the concurrency for at most seconds, stopped once the server's processes
-    did not grow over GROWN_S: (their count then, the seconds it took)."""
+def grow(target, path, concurrency, keepalive, seconds):
+    """ab at the concurrency for at most seconds, stopped once the server's processes did not
+    grow over GROWN_S: (their count then, the seconds it took)."""
     started = time.monotonic()
+    held = f"{path}?delay_ms={GROW_DELAY_MS}" if path in DELAYED else path
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
-    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
+    load = subprocess.Popen(ab_for(target, held, concurrency, keepalive, math.ceil(seconds)),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     count, grown_at = process_count(target), started
     try:
@@ -120,7 +120,8 @@ def grow(target, concurrency, keepalive, seconds):
     finally:
         load.kill()
         load.wait()
-    time.sleep(DRAIN_S)
+    if held != path:
+        time.sleep(DRAIN_S)
     return count, time.monotonic() - started
 
 
@@ -136,7 +137,7 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
         warm.slices.append(Slice(rate, now))
         warm.processes_after = now
         if now > count and warm.seconds < max_s:
-            count, took = grow(target, c, keepalive, max_s - warm.seconds)
+            count, took = grow(target, path, c, keepalive, max_s - warm.seconds)
             warm.growing_s += took
             warm.processes_after = count
             continue
