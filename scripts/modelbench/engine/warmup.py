@@ -40,7 +40,7 @@ GROW_POLL_S = 0.25
 # ... of requests that hold their worker on the database's SLEEP (the pages that read it), so that
 # the new children start on idle cores: under /html itself at -c 200 they start on busy ones, and
 # prefork counts a child still starting as idle. A fast page is not held: under /hello at -c 200
-# PHP-FPM stays at 25 children, and held requests would fork it to its cap.
+# PHP-FPM stays at 24-25 children, and held /html requests forked it to 54.
 DELAYED = ("/html", "/json")
 GROW_DELAY_MS = 200
 # Once stopped, the held requests ab left in flight and in the listen queue still take their
