@@ -47,10 +47,26 @@ def test_the_warm_up_ends_at_its_cap_when_the_server_keeps_forking(replay):
     assert not warm.steady and warm.seconds >= warmup.MAX_S
 
 
-def test_processes_after_a_warm_up_that_ends_forking_are_those_the_growth_phase_left(replay):
+def test_forking_has_its_own_cap_beside_the_slices(replay):
     # Apache at -c 200 on /hello (E2, 2026-12-03): one slice forked a child, then the load went
-    # on to the cap while it forked; its processes at the end are the growth phase's, not the
-    # slice's.
-    warm = replay([(12306.5, 9)], before=8, growths=[(152, 14.1)])
-    assert not warm.steady and warm.seconds == 15.1
+    # on while it forked for 14.1 s, to 152 processes. With one cap for both the warm-up ended
+    # there; with its own, the slices go on until the rate agrees on the grown server.
+    warm = replay([(12306.5, 9), (10400.0, 152), (11000.0, 152)], before=8, growths=[(152, 14.1)])
+    assert warm.steady and warm.seconds == 17.1
     assert warm.as_record()["processes_after"] == 152
+
+
+def test_a_slice_before_the_server_forked_is_no_reference_after(replay):
+    # The rate before Apache forked to its size is that of a smaller server: a slice after it
+    # that happens to agree with it is not steady.
+    warm = replay([(1000.0, 9), (950.0, 152), (1200.0, 152), (1210.0, 152)], before=7,
+                  growths=[(152, 11.0)])
+    assert warm.steady and len(warm.slices) == 4
+
+
+def test_a_child_replaced_at_the_cap_is_not_growth(replay):
+    # Apache at -c 200 from a fresh start (CI, 2026-12-04): grown to its 150 children (152
+    # processes), the next slice counted 153, a child leaving beside its replacement; taken for
+    # growth, a second growth phase took the rest of the warm-up and it ended at its cap.
+    warm = replay([(1309.0, 9), (1079.0, 152), (1040.0, 153)], before=7, growths=[(152, 11.4)])
+    assert warm.steady and warm.growing_s == 11.4 and warm.processes_after == 153

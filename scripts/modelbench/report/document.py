@@ -140,8 +140,8 @@ def section_runs(results, settings):
         f"{fmt(median(others), 1)} %, at most {fmt(max(others) if others else None, 1)} %",
         f"- warm-ups: {len(warm)}, median {fmt(median(w['seconds'] for w in warm), 0)} s, "
         f"longest {fmt(max((w['seconds'] for w in warm), default=None), 0)} s; "
-        f"{unsteady} ended at the {settings.get('warmup_max_s', '?')} s cap before they were "
-        "steady (the table *Warm-ups* at the end gives each)",
+        f"{unsteady} ended at the cap of {settings.get('warmup_max_s', '?')} s of slices before "
+        "they were steady (the table *Warm-ups* at the end gives each)",
         f"- time of the runs: {minutes} minutes",
         status_agreement(kept),
         "",
