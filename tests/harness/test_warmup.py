@@ -1,6 +1,6 @@
 """When the warm-up stops: replays of recorded slices (requests/s, the server's processes after
-each) and growth phases (processes at their end, seconds), fed to warmup.warm_up in place of ab
-and /proc."""
+each, its CPU ms per request over it) and growth phases (processes at their end, seconds), fed to
+warmup.warm_up in place of ab and /proc."""
 
 import pytest
 
@@ -12,8 +12,8 @@ def replay(monkeypatch):
         feed, grown, current = iter(slices), iter(growths), {"processes": before}
 
         def one_slice(*_):
-            rate, current["processes"] = next(feed)
-            return rate
+            rate, current["processes"], *cpu_ms = next(feed)
+            return rate, (cpu_ms or [None])[0]
 
         def grow(*_):
             current["processes"], seconds = next(grown)
@@ -22,6 +22,7 @@ def replay(monkeypatch):
         monkeypatch.setattr(warmup, "one_slice", one_slice)
         monkeypatch.setattr(warmup, "grow", grow)
         monkeypatch.setattr(warmup, "process_count", lambda _: current["processes"])
+        monkeypatch.setattr(warmup, "cpu_meter", lambda _: None)
         return warmup.warm_up(None, "/html", 200)
     return play
 
@@ -70,3 +71,18 @@ def test_a_child_replaced_at_the_cap_is_not_growth(replay):
     # growth, a second growth phase took the rest of the warm-up and it ended at its cap.
     warm = replay([(1309.0, 9), (1079.0, 152), (1040.0, 153)], before=7, growths=[(152, 11.4)])
     assert warm.steady and warm.growing_s == 11.4 and warm.processes_after == 153
+
+
+def test_a_server_still_getting_cheaper_is_not_steady(replay):
+    # Node.js at -c 1 from a fresh start (2026-12-04): two slices' rates agreed while its CPU per
+    # request was still falling, as its JIT compiled the handlers.
+    warm = replay([(640.0, 1, 1.53), (700.0, 1, 1.20), (760.0, 1, 1.01), (800.0, 1, 0.86),
+                   (830.0, 1, 0.80)], before=1)
+    assert warm.steady and len(warm.slices) == 5 and warm.slices[-1].cpu_ms_per_request == 0.80
+
+
+def test_the_progress_line_gives_the_rates_the_last_cpu_and_the_processes(replay):
+    warm = replay([(640.0, 1, 1.53), (1000.0, 1, 0.84), (1020.0, 1, 0.80)], before=1)
+    assert warm.describe(local=True) == \
+        "3 s, 640 → 1000 → 1020 req/s, 0.800 ms CPU/req, processes 1 → 1"
+    assert warm.describe(local=False) == "3 s, 640 → 1000 → 1020 req/s, 0.800 ms CPU/req"

@@ -265,12 +265,7 @@ class Engine:
                                       earlier_rate=self._earlier_rate(run, round_),
                                       max_s=self.warmup_max_s)
                 meta["warmup"] = warm.as_record()
-                self.log(f"    warm-up: {warm.seconds:g} s"
-                         + (f" ({warm.growing_s:.1f} while it forked)" if warm.growing_s else "")
-                         + f", {' → '.join(f'{s.requests_per_s:.0f}' for s in warm.slices)} req/s"
-                         + (f", processes {warm.processes_before} → "
-                            f"{warm.slices[-1].processes}" if target.local else "")
-                         + ("" if warm.steady else " (not steady)"))
+                self.log(f"    warm-up: {warm.describe(target.local)}")
                 if not warm.rate:
                     return self._failed(run, round_, f"GET {load.path} of {target.base_url} "
                                         "answered nothing during the warm-up" +

@@ -2,12 +2,13 @@
 has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "Warm and steady"): a freshly started Apache
-prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; Node.js's JIT took 4 to 6
-slices to go from 770 to 1,400 requests/s at -c 20; the C++ models were within 5 % from the first
-slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C: a siege crowd
-sleeps between requests and never has more in flight) until the server's process count did not
-grow over the last slice and that slice's requests/s is within STEADY of the slice before it — or
-of the same run's rate in an earlier round, on a server that is already warm — with at most MAX_S
+prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU per
+request fell for 4 to 5 slices as its JIT compiled (1.53 to 0.80 ms at -c 1), while two slices'
+rates could agree; the C++ models were within 5 % from the first slice. So the rule: one-second
+slices of ab at the run's concurrency (at most MAX_C: a siege crowd sleeps between requests and
+never has more in flight) until the server's process count did not grow over the last slice and
+that slice's requests/s and CPU per request are within STEADY of the slice before it — or its rate
+of the same run's in an earlier round, on a server that is already warm — with at most MAX_S
 seconds of slices. At -c 200 slices alone bring Apache to its size only by chance (150 children after 13
 slices once, 35 to 132 processes in 15 s another time: a pause between slices resets prefork's
 forking), so a slice over which the server forked is followed by unbroken load, of requests that
@@ -49,12 +50,14 @@ GROW_DELAY_MS = 200
 # workers for up to two delays: the next slice waits for them.
 DRAIN_S = 2 * GROW_DELAY_MS / 1000
 RATE = re.compile(r"^Requests per second:\s+([\d.]+)", re.MULTILINE)
+COMPLETE = re.compile(r"^Complete requests:\s+(\d+)", re.MULTILINE)
 
 
 @dataclass
 class Slice:
     requests_per_s: float
     processes: int
+    cpu_ms_per_request: float = None  # the server's, over the slice (None: remote, or unknown)
 
 
 @dataclass
@@ -80,6 +83,17 @@ class WarmUp:
     def as_record(self):
         return {**asdict(self), "seconds": self.seconds}
 
+    def describe(self, local):
+        """One line for the progress log (local: the server's processes and CPU are known)."""
+        last = self.slices[-1]
+        return (f"{self.seconds:g} s"
+                + (f" ({self.growing_s:.1f} while it forked)" if self.growing_s else "")
+                + f", {' → '.join(f'{s.requests_per_s:.0f}' for s in self.slices)} req/s"
+                + (f", {last.cpu_ms_per_request:.3f} ms CPU/req" if last.cpu_ms_per_request
+                   else "")
+                + (f", processes {self.processes_before} → {last.processes}" if local else "")
+                + ("" if self.steady else " (not steady)"))
+
 
 def process_count(target):
     """Processes of a local server's tree now (0 for a remote one: unknown here)."""
@@ -91,16 +105,39 @@ def ab_for(target, path, concurrency, keepalive, seconds):
     return command + (["-k"] if keepalive else []) + [target.url(path)]
 
 
-def one_slice(target, path, concurrency, keepalive):
-    """ab for SLICE_S at the concurrency: its requests/s (0.0 when it answered nothing)."""
+def cpu_meter(target):
+    """The CPU of a local server's process tree, to be sampled (None for a remote server)."""
+    return processes.ProcessTree(target.pid) if target.local else None
+
+
+def one_slice(target, path, concurrency, keepalive, meter):
+    """ab for SLICE_S at the concurrency: its requests/s (0.0 when it answered nothing) and the
+    server's CPU ms per request over it (None without a meter)."""
+    if meter:
+        meter.sample()
+        before = meter.cpu_seconds
     result = subprocess.run(ab_for(target, path, concurrency, keepalive, SLICE_S),
                             capture_output=True, text=True, timeout=SLICE_S + 60)
-    match = RATE.search(result.stdout)
-    return float(match.group(1)) if match else 0.0
+    rate, complete = RATE.search(result.stdout), COMPLETE.search(result.stdout)
+    if not (rate and complete and int(complete.group(1))):
+        return 0.0, None
+    if not meter:
+        return float(rate.group(1)), None
+    meter.sample()
+    return float(rate.group(1)), 1000 * (meter.cpu_seconds - before) / int(complete.group(1))
 
 
-def agrees(rate, reference):
-    return reference and abs(rate / reference - 1) <= STEADY
+def agrees(figure, reference):
+    return bool(reference) and abs(figure / reference - 1) <= STEADY
+
+
+def settled(now, before):
+    """A slice agrees with the one before on a server of the same size: its requests/s, and its
+    CPU per request where both are known (Node.js at -c 1 went 640, 770, 877 req/s while its CPU
+    per request fell 1.53, 1.2, 1.01 ms)."""
+    return (before is not None and agrees(now.requests_per_s, before.requests_per_s) and
+            (now.cpu_ms_per_request is None or before.cpu_ms_per_request is None or
+             agrees(now.cpu_ms_per_request, before.cpu_ms_per_request)))
 
 
 def grew(now, peak):
@@ -142,10 +179,12 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
     c = min(concurrency, MAX_C)
     warm = WarmUp(c, process_count(target))
     peak = warm.processes_after = warm.processes_before
-    previous = None  # the rate of the slice before, on a server of the same size
+    meter = cpu_meter(target)
+    previous = None  # the slice before, on a server of the same size
     while len(warm.slices) * SLICE_S < max_s:
-        rate, now = one_slice(target, path, c, keepalive), process_count(target)
-        warm.slices.append(Slice(rate, now))
+        rate, cpu_ms = one_slice(target, path, c, keepalive, meter)
+        now = process_count(target)
+        warm.slices.append(Slice(rate, now, cpu_ms))
         warm.processes_after = now
         forked, peak = grew(now, peak), max(peak, now)
         if forked and warm.growing_s < max_s:
@@ -153,10 +192,11 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
             warm.growing_s += took
             warm.processes_after, peak, previous = grown, max(peak, grown), None
             continue
-        if not forked and rate and (agrees(rate, previous) or agrees(rate, earlier_rate)):
+        if not forked and rate and (settled(warm.slices[-1], previous) or
+                                    agrees(rate, earlier_rate)):
             warm.steady = True
             break
-        previous = rate
+        previous = warm.slices[-1]
     return warm
 
 

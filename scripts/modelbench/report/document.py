@@ -24,7 +24,7 @@ META_COLUMNS = ["id", "base", "round", "attempt", "experiment", "server", "syste
                 "calibrated", "server_flags", "rtt_ms", "endpoint", "tool", "concurrency",
                 "requests", "seconds", "status", "cause", "command"]
 WARMUP_COLUMNS = ["warmup_s", "warmup_steady", "warmup_processes_before",
-                  "warmup_processes_after", "warmup_requests_per_s"]
+                  "warmup_processes_after", "warmup_requests_per_s", "warmup_cpu_ms_per_request"]
 FIGURE_COLUMNS = [
     "complete", "failed", "failed_length", "failed_other", "non2xx", "requests_per_s", "mean_ms",
     "p50_ms", "p90_ms", "p99_ms", "max_ms", "transfer_kib_s", "duration_s", "document_bytes",
@@ -66,9 +66,10 @@ def warmup_cells(run):
     warm = run.get("warmup")
     if not warm:
         return [""] * len(WARMUP_COLUMNS)
+    last = warm["slices"][-1] if warm["slices"] else {}
     return [warm["seconds"], int(warm["steady"]), warm["processes_before"],
-            warm["processes_after"], warm["slices"][-1]["requests_per_s"] if warm["slices"]
-            else ""]
+            warm["processes_after"], last.get("requests_per_s", ""),
+            last.get("cpu_ms_per_request") or ""]
 
 
 def write_csv(results, path):
@@ -126,8 +127,8 @@ def section_runs(results, settings):
         "server per cost in E5, per delay in E6); before each rate run (not E3's counts of "
         "lengths, nor a run that follows another on its warm server) it is warmed up at the "
         "run's concurrency in one-second slices of ab until its processes stop growing and two "
-        "slices agree within 10 % (or a slice agrees with the same run's rate in the round "
-        "before), a slice over which it forked followed by unbroken load until it stopped "
+        "slices agree within 10 % on requests/s and on its CPU per request (or a slice agrees "
+        "with the same run's rate in the round before), a slice over which it forked followed by unbroken load until it stopped "
         "forking; and the machine is waited for until other processes keep less than 10 % of "
         "it busy. A figure in a table is the median over the rounds; a range is the lowest to "
         "the highest round; a ratio between two servers is taken within each round and then "
@@ -250,12 +251,15 @@ def section_warmups(results):
             rows.append([f"`{base}`"] + ["; ".join(
                 f"r{r}: {w['seconds']:g} s, {w['processes_before']} → {w['processes_after']} "
                 f"processes, {w['slices'][-1]['requests_per_s']:,.0f} req/s"
+                + (f", {w['slices'][-1]['cpu_ms_per_request']:.3f} ms CPU/req"
+                   if w['slices'][-1].get('cpu_ms_per_request') else "")
                 + ("" if w["steady"] else " (cap)") for r, w in warm)])
     if not rows:
         return ""
     return "\n".join(["## Warm-ups", "",
                       "What each run's warm-up did, round by round: its seconds, the server's "
-                      "processes before and after it, its last slice's requests/s.", "",
+                      "processes before and after it, its last slice's requests/s and the "
+                      "server's CPU per request over that slice.", "",
                       table(["run", "warm-ups"], rows), ""])
 
 
