@@ -8,7 +8,7 @@ from modelbench.engine import warmup
 
 @pytest.fixture
 def replay(monkeypatch):
-    def play(slices, before, growths=()):
+    def play(slices, before, growths=(), concurrency=200):
         feed, grown, current = iter(slices), iter(growths), {"processes": before}
 
         def one_slice(*_):
@@ -23,7 +23,7 @@ def replay(monkeypatch):
         monkeypatch.setattr(warmup, "grow", grow)
         monkeypatch.setattr(warmup, "process_count", lambda _: current["processes"])
         monkeypatch.setattr(warmup, "cpu_meter", lambda _: None)
-        return warmup.warm_up(None, "/html", 200)
+        return warmup.warm_up(None, "/html", concurrency)
     return play
 
 
@@ -86,3 +86,11 @@ def test_the_progress_line_gives_the_rates_the_last_cpu_and_the_processes(replay
     assert warm.describe(local=True) == \
         "3 s, 640 → 1000 → 1020 req/s, 0.800 ms CPU/req, processes 1 → 1"
     assert warm.describe(local=False) == "3 s, 640 → 1000 → 1020 req/s, 0.800 ms CPU/req"
+
+
+def test_spare_workers_coming_and_going_are_not_growth(replay):
+    # Apache at -c 20 in round 2 (2026-12-04): grown to 28 processes, it went 29, 31, 30, 31 as
+    # prefork kept between 5 and 10 children idle, and each rise started a growth phase: 15.6 s.
+    warm = replay([(1244.0, 14, 0.77), (1165.0, 28, 0.88), (1134.0, 29, 0.95)],
+                  before=13, growths=[(28, 7.6)], concurrency=20)
+    assert warm.steady and warm.growing_s == 7.6 and warm.seconds == 10.6

@@ -148,6 +148,14 @@ def grew(now, peak):
     return now > peak + peak // 50
 
 
+def short_of(peak, concurrency):
+    """Fewer processes than the run has clients: a server with as many has a worker for each, and
+    what it forks beyond is its spare workers coming and going, not its ramp-up (seen: Apache at
+    -c 20 went 28, 29, 31, 30, 31 processes over five slices, and each rise started a growth phase
+    that held the warm-up for 15.6 s)."""
+    return peak < concurrency
+
+
 def grow(target, path, concurrency, keepalive, seconds):
     """ab at the concurrency for at most seconds, stopped once the server's processes did not
     grow over GROWN_S: (their count then, the seconds it took)."""
@@ -186,7 +194,7 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
         now = process_count(target)
         warm.slices.append(Slice(rate, now, cpu_ms))
         warm.processes_after = now
-        forked, peak = grew(now, peak), max(peak, now)
+        forked, peak = grew(now, peak) and short_of(peak, c), max(peak, now)
         if forked and warm.growing_s < max_s:
             grown, took = grow(target, path, c, keepalive, max_s - warm.growing_s)
             warm.growing_s += took
