@@ -20,7 +20,7 @@ TITLE = "E1b — /html under ApacheBench"
 IN_DEFAULT = True
 CONCURRENCIES = (1, 20, 200)
 # A measured run lasts this long (ab -t); rounds of one point agree within ±10 % from 2 s on
-# (docs/experiments.md, "Warm and steady").
+# (docs/experiments.md, "How every run is made").
 SECONDS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
 # The post's counts (-n 2000 at -c 20, -n 20000 at -c 200; -c 1 not given): --posts-counts and
 # --full.
