@@ -45,12 +45,14 @@ SETTLE_MAX_S = 3.0
 # second of prefork's that sees it forks none and starts again from 1.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
-# ... of requests that hold their worker on the database's SLEEP (the pages that read it), so that
+# ... of requests that hold their worker on the database's SLEEP, whatever the run's page, so that
 # the new children start on idle cores: under /html itself at -c 200 they start on busy ones, and
-# prefork counts a child still starting as idle. A fast page is not held: under /hello at -c 200
-# PHP-FPM stays at 24-25 children, and held /html requests forked it to 54.
-DELAYED = ("/html", "/json")
+# prefork counts a child still starting as idle. Held, a server forks to the size the run's own
+# load brings it to, sooner (2026-12-04, -c 200, processes a second): PHP-FPM under /hello went
+# 24 to 54 in 12 s and stayed at 52-54 for 28 s more, held 25 to 54 in 8 s; Apache under /hello
+# went 9 to 153 in 21 s. Every system that forks serves /html.
 GROW_DELAY_MS = 200
+HELD = f"/html?delay_ms={GROW_DELAY_MS}"
 # Once stopped, the held requests ab left in flight and in the listen queue still take their
 # workers for up to two delays: the next slice waits for them.
 DRAIN_S = 2 * GROW_DELAY_MS / 1000
@@ -161,13 +163,12 @@ def short_of(peak, concurrency):
     return peak < concurrency
 
 
-def grow(target, path, concurrency, keepalive, seconds):
-    """ab at the concurrency for at most seconds, stopped once the server's processes did not
-    grow over GROWN_S: (their count then, the seconds it took)."""
+def grow(target, concurrency, keepalive, seconds):
+    """Held requests at the concurrency for at most seconds, stopped once the server's processes
+    did not grow over GROWN_S: (their count then, the seconds it took)."""
     started = time.monotonic()
-    held = f"{path}?delay_ms={GROW_DELAY_MS}" if path in DELAYED else path
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
-    load = subprocess.Popen(ab_for(target, held, concurrency, keepalive, math.ceil(seconds)),
+    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     now = peak = process_count(target)
     grown_at = started
@@ -181,8 +182,7 @@ def grow(target, path, concurrency, keepalive, seconds):
     finally:
         load.kill()
         load.wait()
-    if held != path:
-        time.sleep(DRAIN_S)
+    time.sleep(DRAIN_S)
     return now, time.monotonic() - started
 
 
@@ -201,7 +201,7 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
         warm.processes_after = now
         forked, peak = grew(now, peak) and short_of(peak, c), max(peak, now)
         if forked and warm.growing_s < max_s:
-            grown, took = grow(target, path, c, keepalive, max_s - warm.growing_s)
+            grown, took = grow(target, c, keepalive, max_s - warm.growing_s)
             warm.growing_s += took
             warm.processes_after, peak, previous = grown, max(peak, grown), None
             continue
