@@ -30,6 +30,10 @@ def test_e1b_runs_every_concurrency_on_one_server_per_system():
     assert all(r.optional for r in parts[0].groups[-1].runs)
     assert not any(r.optional for g in parts[0].groups[:-1] for r in g.runs)
     assert [r.load.c for r in parts[0].groups[0].runs] == [1, 20, 200]
+    # A cluster at -c 1 (one client, one busy worker) only beyond the default.
+    assert [r.load.c for r in parts[0].groups[1].runs] == [20, 200]
+    assert [r.load.c for r in e1b.plan(Context("standard", ["node"]))[0].groups[1].runs] == \
+        [1, 20, 200]
     assert all(r.load.seconds == e1b.SECONDS["default"] for g in parts[0].groups for r in g.runs)
     posts = e1b.plan(Context("full", ["php"]))[0].groups[0].runs
     assert [r.load.n for r in posts] == [1000, 2000, 20000] and posts[0].load.seconds == 0
