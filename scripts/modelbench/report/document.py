@@ -127,12 +127,13 @@ def section_runs(results, settings):
         "server per cost in E5, per delay in E6); before each rate run (not E3's counts of "
         "lengths, nor a run that follows another on its warm server) it is warmed up at the "
         "run's concurrency in one-second slices of ab until its processes stop growing and two "
-        "slices agree within 10 % on requests/s and on its CPU per request (or a slice agrees "
-        "with the same run's rate in the round before), a slice over which it forked followed by unbroken load until it stopped "
-        "forking; and the machine is waited for until other processes keep less than 10 % of "
-        "it busy. A figure in a table is the median over the rounds; a range is the lowest to "
-        "the highest round; a ratio between two servers is taken within each round and then "
-        "summarised the same way.",
+        "slices agree within 10 % on requests/s, its CPU per request not falling by more than "
+        "10 % (or a slice agrees with the same run's rate in the round before), a slice over "
+        "which it forked followed by unbroken load until it stopped forking; and the machine "
+        "is waited for until other processes keep less than 10 % of it busy. A figure in a "
+        "table is the median over the rounds; a range is the lowest to the highest round; a "
+        "ratio between two servers is taken within each round and then summarised the same "
+        "way.",
         "",
         f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
         f"the machine meanwhile: {again}",
