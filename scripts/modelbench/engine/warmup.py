@@ -3,21 +3,21 @@ has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "How every run is made"): a freshly started
 Apache prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU
-per request fell for 4 to 5 slices as its JIT compiled (1.53 to 0.80 ms at -c 1), while two
-slices' rates could agree; the C++ models were within 5 % from the first slice. So the rule:
-one-second slices of ab at the run's concurrency (at most MAX_C: a siege crowd sleeps between
-requests and never has more in flight) until the server's process count did not grow over the last
-slice, that slice's requests/s is within STEADY of the slice before it and its CPU per request not
-lower by more than WARMING (or its rate within STEADY of the same run's in an earlier round, on a
-server that is already warm), with at most MAX_S seconds of slices. At -c 200 slices alone bring
-Apache to its size only by chance (150 children after 13 slices once, 35 to 132 processes in 15 s
-another time: a pause between slices resets prefork's forking), so a slice over which the server
-forked is followed by unbroken load, of requests that hold a worker without its CPU, until it
-stopped forking (grow). Under unbroken /html load a fresh Apache went from 5 to 132 children in 14 s
-(the new children start on busy cores); with grow from 5 to 150 children in 11 to 13 s. The forking
-has its own MAX_S, beside the slices': its rate then rose for a few more slices (912 to 1,015 req/s,
-946 to 1,045), and with one cap for both the warm-up ended there, not steady, in two of four
-tries."""
+per request fell as its JIT compiled, fast over four or five slices and slowly up to the tenth (1.68
+to 0.71 ms at -c 1), while two slices' rates could agree; the C++ models were within 5 % from the
+first slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C: a siege
+crowd sleeps between requests and never has more in flight) until the server's process count did not
+grow over the last slice, that slice's requests/s is within STEADY of the slice before it and its
+CPU per request not lower by more than WARMING (or its rate within STEADY of the same run's in an
+earlier round, on a server that is already warm), with at most MAX_S seconds of slices. At -c 200
+slices alone bring Apache to its size only by chance (150 children after 13 slices once, 35 to 132
+processes in 15 s another time: a pause between slices resets prefork's forking), so a slice over
+which the server forked is followed by unbroken load, of requests that hold a worker without its
+CPU, until it stopped forking (grow). Under unbroken /html load a fresh Apache went from 5 to 132
+children in 14 s (the new children start on busy cores); with grow from 5 to 150 children in 11 to
+13 s. The forking has its own MAX_S, beside the slices': its rate then rose for a few more slices
+(912 to 1,015 req/s, 946 to 1,045), and with one cap for both the warm-up ended there, not steady,
+in two of four tries."""
 
 import math
 import re
