@@ -2,7 +2,7 @@
 
 from modelbench import remote, systems
 from modelbench.engine import plan
-from modelbench.engine.engine import estimate_plan_s
+from modelbench.engine.engine import estimate_plan_s, warm_estimate_s
 from modelbench.experiments import e1a, e1b, e2
 from modelbench.experiments.base import Context
 
@@ -71,6 +71,15 @@ def test_estimates_add_up():
     parts = [plan.Part(groups_of(["blocking"]), rounds=2, keep_up=True)]
     # One start (a model's), two rounds of a 10-request run with its warm-up.
     assert 4 < estimate_plan_s(parts) < 5
+
+
+def test_a_forking_real_server_is_estimated_to_warm_up_longer():
+    def warm(name, c, warm=True):
+        server = Context("default", [name]).servers()[0]
+        return warm_estimate_s(plan.Run("x", "", "X", server, plan.Load("ab", "/html", c=c, n=10),
+                                        warm=warm))
+    assert warm("php", 200) > warm("php", 20) > warm("php", 1) == warm("node", 200)
+    assert warm("node", 200) > warm("async", 200) > warm("async", 200, warm=False) == 0
 
 
 def test_every_system_has_what_the_harness_asks_of_it():

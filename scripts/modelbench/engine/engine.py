@@ -42,8 +42,20 @@ def estimate_s(run):
     if load.tool == "hold":
         return 2.0
     seconds = load.seconds or load.n / GUESSED_RATE.get(load.path, 2000)
-    warm = 2 * warmup.SLICE_S if run.warm else 0
-    return seconds + warm + (1.0 if load.tool == "siege" else 0.3)
+    return seconds + warm_estimate_s(run) + (1.0 if load.tool == "siege" else 0.3)
+
+
+def warm_estimate_s(run):
+    """A run's warm-up, the mean of a default run's (2026-12-04): a real server with a worker per
+    connection (Apache, PHP-FPM) forked for 11 to 16 s at -c 100 or more when it started small and
+    2 to 3 s when it had grown, for 9 s or 1 s at -c 20; Node.js's JIT took 2 to 5 slices, a C++
+    model 1 or 2."""
+    if not run.warm:
+        return 0.0
+    system = run.server.system
+    if system.real and system.side == "blocking" and run.load.c >= 20:
+        return 12.0 if run.load.c >= 100 else 5.0
+    return (3 if system.real else 2) * warmup.SLICE_S
 
 
 def estimate_plan_s(parts):
