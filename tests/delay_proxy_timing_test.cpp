@@ -222,6 +222,12 @@ class DelayProxyTiming : public ::testing::Test {
                               std::to_string(rtt_ms)});
     }
 
+    // What a round trip through a new proxy holding `rtt_ms` takes more than one direct.
+    Added added_by_new_proxy(double rtt_ms, int per_round) {
+        auto proxy = start_proxy(rtt_ms);
+        return added_round_trip(echo_.port(), proxy.port(), per_round);
+    }
+
     TurnaroundEcho echo_;
 };
 
@@ -229,14 +235,10 @@ class DelayProxyTiming : public ::testing::Test {
 // proxy's own turn to read and write a segment, which no timer can hold back: measured first, as
 // the hop at --rtt-ms 0 (0.03 to 0.05 ms here, more while other work keeps both cores busy).
 TEST_F(DelayProxyTiming, AddsTheAskedRoundTripWithinTenPercent) {
-    const double hop_ms = [this] {
-        auto proxy = start_proxy(0);
-        return std::max(added_round_trip(echo_.port(), proxy.port(), 50).network_ms, 0.0);
-    }();
+    const double hop_ms = std::max(added_by_new_proxy(0, 50).network_ms, 0.0);
     std::printf("rtt 0: %.3f ms added by the hop itself\n", hop_ms);
     for (const double rtt : {0.2, 0.5, 1.0, 2.0, 5.0}) {
-        auto proxy = start_proxy(rtt);
-        const Added added = added_round_trip(echo_.port(), proxy.port(), rtt < 2 ? 50 : 20);
+        const Added added = added_by_new_proxy(rtt, rtt < 2 ? 50 : 20);
         std::printf("rtt %.1f ms: %.3f ms added (%+.1f %%); the client program saw %.3f ms more\n",
                     rtt, added.network_ms, (added.network_ms - rtt) / rtt * 100, added.seen_ms);
         const double tolerance = std::max(rtt * 0.1, 0.03);
@@ -271,8 +273,7 @@ TEST_F(DelayProxyTiming, NewConnectionPaysTwoRoundTrips) {
 // Nothing is held: what the hop costs is the proxy's reading and writing, 0.03 to 0.05 ms here
 // (up to 0.19 ms seen while other work kept both cores busy).
 TEST_F(DelayProxyTiming, ForwardsAtOnceWithoutDelay) {
-    auto proxy = start_proxy(0);
-    const Added added = added_round_trip(echo_.port(), proxy.port(), 50);
+    const Added added = added_by_new_proxy(0, 50);
     std::printf("rtt 0: %.3f ms added by the extra hop; the client program saw %.3f ms more\n",
                 added.network_ms, added.seen_ms);
     EXPECT_LT(added.network_ms, 0.25);
