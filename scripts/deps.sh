@@ -5,7 +5,7 @@
 #
 # usage: scripts/deps.sh [--packages] [GROUP...]
 #   --packages  print the Debian packages of the groups and install nothing
-#   base    the harness: Python and psutil
+#   base    the harness: Python, psutil and scipy
 #   build   the C++ toolchain and libraries of the two servers
 #   db      MariaDB, for the private instance
 #   tools   the load and test clients (ab, siege, wrk, curl), gnuplot for the plots, /proc tools
@@ -24,7 +24,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 declare -A group=(
-    [base]="python3 python3-psutil"
+    [base]="python3 python3-psutil python3-scipy"
     [build]="g++ cmake make pkg-config libboost-dev libboost-program-options-dev default-libmysqlclient-dev nlohmann-json3-dev libgtest-dev"
     [db]="mariadb-server mariadb-client"
     [tools]="apache2-utils siege wrk curl gnuplot-nox procps iproute2"

@@ -1,5 +1,5 @@
 """bench: each C++ server against the database's own ceiling, and what a request costs it against
-nginx and the real Apache+PHP. Its parts, each in rounds: the ceilings (each model's
+nginx and the real Apache+PHP. Its parts, each in blocks: the ceilings (each model's
 --standalone loop with --concurrency K for K = 1 and K = cores: the same work without HTTP);
 the servers (blocking per-request and persistent, async, async with a worker per core) under ab
 on /html, /json and /hello at -c 1, 20 and 200 for a fixed time, /hello also with -k, and wrk
@@ -28,7 +28,7 @@ from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.experiments.base import Context
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import Spread
+from modelbench.report import statistics
 
 CONCURRENCIES = (1, 20, 200)
 ENDPOINTS = ("/html", "/json", "/hello")
@@ -69,7 +69,7 @@ COST_CASES = {"hello": Load("ab", "/hello", 200, n=20000),
               "html": Load("ab", "/html", 20, n=3000)}
 COST_FLOORS = {"blocking": ("blocking", 3000), "async": ("async", 3000), "apache": ("php", 1000)}
 # (target, numerator, denominator, case, bound): the ratio of two systems' CPU per request in a
-# round, its median over the rounds held to the bound.
+# block, its median over the blocks held to the bound.
 COST_RATIOS = (("/hello new connection: blocking ≤ Apache+mod_php", "blocking", "apache",
                 "hello", 1.0),
                ("/hello new connection: blocking ≤ 2 × nginx", "blocking", "nginx", "hello", 2.0),
@@ -89,16 +89,16 @@ COST_FLOOR_OF = {"blocking": "blocking", "prefork": "blocking", "async": "async"
 def add_arguments(parser):
     parser.add_argument("--quick", action="store_true",
                         help="1 s per run, for a first look (default: 5 s per run)")
-    parser.add_argument("--rounds", type=int, default=3, metavar="N",
-                        help="rounds of every run; the median is reported (default 3)")
+    parser.add_argument("--blocks", type=int, default=3, metavar="N",
+                        help="blocks of every part (each runs every server once at each "
+                        "point); the median is reported (default 3)")
     parser.add_argument("--only", metavar="LIST", default=",".join(PARTS),
                         help=f"parts to run, comma-separated: {', '.join(PARTS)} (default all)")
     parser.add_argument("--results-dir", metavar="DIR",
                         help="write there instead of bench/<timestamp>/")
-    parser.add_argument("--max-load", type=float, default=1.0, metavar="L",
-                        help="wait until the 1-minute load average is below L (default 1.0)")
     parser.add_argument("--max-wait", type=float, default=900, metavar="S",
-                        help="... for at most S seconds, then measure anyway (default 900)")
+                        help="wait at most S seconds for other work to leave the machine idle, "
+                        "then measure anyway (default 900)")
 
 
 def cell_base(name, endpoint, c, tool="ab", keepalive=False):
@@ -123,7 +123,7 @@ def cost_base(key, case):
     return f"cost-{key}-{case}"
 
 
-def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
+def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
     ceilings = []
     for name, (system, flags) in CEILINGS.items():
         for k in sorted({1, CORES}) if "ceilings" in chosen else ():
@@ -162,8 +162,8 @@ def make_plan(checkout, ctx, seconds, rounds, chosen=PARTS):
         cost.append(Group([Run(cost_base(key, "floor"), f"cost floor {key}: {n} iterations",
                                "bench", ctx.server(system, key=f"cost-floor-{key}"),
                                Load("standalone", n=n), warm=False)]))
-    parts = {"ceilings": Part(ceilings, rounds), "servers": Part(servers, rounds),
-             "cost": Part(cost, rounds), "memory": Part(memory, 1)}
+    parts = {"ceilings": Part(ceilings, blocks), "servers": Part(servers, blocks),
+             "cost": Part(cost, blocks), "memory": Part(memory, 1)}
     return [parts[name] for name in chosen]
 
 
@@ -180,7 +180,7 @@ def summaries(results):
                "tool": record.get("tool"), "endpoint": record.get("endpoint"),
                "concurrency": record.get("concurrency"),
                "keepalive": int(base.endswith("-k") or record.get("tool") == "wrk"),
-               "runs": len(results.rounds(base))}
+               "runs": len(results.blocks(base))}
         row.update({key: results.figure(base, key) for key in (
             "requests_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "other_cpu_pct",
             "iterations_per_s", "rss_mib", "threads", "fds")})
@@ -268,27 +268,26 @@ MAX_FAILED_SHARE = 0.002
 
 
 def cost_us(results, key, case):
-    """{round: server CPU per request in µs} of a cost run's valid rounds."""
+    """{block: server CPU per request in µs} of a cost run's valid blocks."""
     out = {}
-    for round_, run in results.rounds(cost_base(key, case)).items():
+    for block, run in results.blocks(cost_base(key, case)).items():
         f = run["figures"]
         units = f.get("complete") or f.get("iterations")
         failed = f.get("failed", 0) + f.get("non2xx", 0)
         if units and f.get("server_cpu_s") is not None and failed <= MAX_FAILED_SHARE * units:
-            out[round_] = 1e6 * f["server_cpu_s"] / units
+            out[block] = 1e6 * f["server_cpu_s"] / units
     return out
 
 
 def cost_section(results):
-    """The cost tables (µs per request, medians over the rounds) and their targets."""
+    """The cost tables (µs per request, medians over the blocks) and their targets."""
     def us(key, case):
-        spread = Spread.of(list(cost_us(results, key, case).values()))
-        return fmt(None if spread is None else spread.median, 1)
+        return fmt(statistics.median(cost_us(results, key, case).values()), 1)
 
-    def per_round(combine, *series):
+    def per_block(combine, *series):
         values = [cost_us(results, key, case) for key, case in series]
-        rounds = set.intersection(*(set(v) for v in values))
-        return Spread.of([combine(*(v[r] for v in values)) for r in sorted(rounds)])
+        blocks = set.intersection(*(set(v) for v in values))
+        return statistics.of_blocks([combine(*(v[b] for v in values)) for b in sorted(blocks)])
 
     table_rows = [[key] + [us(key, case) for case in COST_CASES] for key, *_ in COST_SERVERS
                   if any(results.has(cost_base(key, c)) for c in COST_CASES)]
@@ -298,27 +297,27 @@ def cost_section(results):
               if results.has(cost_base(key, "floor"))]
     target_rows = []
     for name, numerator, denominator, case, bound in COST_RATIOS:
-        ratio = per_round(lambda a, b: a / b, (numerator, case), (denominator, case))
+        ratio = per_block(lambda a, b: a / b, (numerator, case), (denominator, case))
         target_rows.append([name, "–" if ratio is None else ratio.text(2, prefix="×"),
-                            verdict(ratio, lambda v: v.median <= bound)])
+                            verdict(ratio, lambda v: v.estimate <= bound)])
     for key, floor in COST_FLOOR_OF.items():
         # What the model adds over its floor, less what Apache+PHP adds over its CLI loop.
-        extra = per_round(lambda m, mf, a, af: (m - mf) - (a - af), (key, "html"),
+        extra = per_block(lambda m, mf, a, af: (m - mf) - (a - af), (key, "html"),
                           (floor, "floor"), ("apache", "html"), ("apache", "floor"))
         target_rows.append([f"/html -c 20: {key} adds over its floor no more than Apache+PHP "
                             "over its CLI loop",
                             "–" if extra is None else extra.text(0, suffix=" µs"),
-                            verdict(extra, lambda v: v.median <= 0)])
+                            verdict(extra, lambda v: v.estimate <= 0)])
     return ["## Server CPU per request against nginx and Apache+PHP", "",
-            "Server CPU (its process tree, /proc) per request in µs, medians over the rounds "
+            "Server CPU (its process tree, /proc) per request in µs, medians over the blocks "
             "(a run counts when at most 0.2 % of its requests failed): `ab -c 200` on /hello (a "
             "new connection each), `ab -k -c 100` (keep-alive, below the blocking server's 150 "
             "threads), `ab -c 20` on /html; the floors are the same /html work without HTTP, "
             "per iteration (docs/cost-measurement.md).", "",
             table(["system"] + list(COST_CASES), table_rows), "",
             table(["floor", "µs per iteration"], floors), "",
-            "Targets: a value taken within each round, [lowest–highest] over the rounds; held "
-            "on the median.", "",
+            "Targets: a value taken within each block, with its 95 % interval over the blocks; "
+            "held on its estimate.", "",
             table(["target", "measured", "verdict"], target_rows), ""]
 
 
@@ -348,7 +347,7 @@ def render(rows, settings, failures, results):
     lines = [
         "# Benchmark: each server against the database's own ceiling, nginx and Apache+PHP", "",
         f"`{settings['command']}` — {settings['started']} UTC, {CORES} cores, "
-        f"{settings['seconds']:g} s per run, median of {settings['rounds']} rounds, "
+        f"{settings['seconds']:g} s per run, median of {settings['blocks']} blocks, "
         f"{settings['run_s'] / 60:.1f} min of runs; every server warmed up before each run, "
         "each run on a quiet machine (measured again when other work polluted it). *other %*: "
         "CPU of other processes during the runs, in % of the machine.", ""]
@@ -399,8 +398,8 @@ def write_report(directory, settings):
 
 
 def run(args, parser):
-    if not 1 <= args.rounds <= 99:
-        parser.error("--rounds must be from 1 to 99")
+    if not 1 <= args.blocks <= 99:
+        parser.error("--blocks must be from 1 to 99")
     chosen = [p for p in args.only.split(",") if p]
     if not chosen or set(chosen) - set(PARTS):
         parser.error(f"--only: one or more of {', '.join(PARTS)}")
@@ -419,10 +418,11 @@ def run(args, parser):
             raise prepare.PrepareError(f"the open-file limit is below the {NEEDED_OPEN_FILES} "
                                        "these runs need")
         parts = make_plan(checkout, Context("default", ["blocking", "async", "php", "nginx"]),
-                          seconds, args.rounds, [p for p in PARTS if p in chosen])
+                          seconds, args.blocks, [p for p in PARTS if p in chosen])
         gate = machine.QuietGate(print)
-        load, waited = gate.wait_for_load(args.max_load, args.max_wait)
-        print(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s)")
+        busy, waited = gate.wait_for_quiet(args.max_wait)
+        print(f"== measuring: other work kept {busy:.0f} % of the {CORES} cores busy (waited "
+              f"{waited:.0f} s)")
         engine = Engine(directory, checkout, Recorder(directory, checkout, database.pid()), gate)
         started = utc_now()
         try:
@@ -435,7 +435,7 @@ def run(args, parser):
     except KeyboardInterrupt:
         print("bench.sh: interrupted", file=sys.stderr)
         return 130
-    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]), "rounds": args.rounds,
+    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]), "blocks": args.blocks,
                 "started": started.strftime("%Y-%m-%d %H:%M"), "seconds": seconds,
                 "run_s": (utc_now() - started).total_seconds()}
     report, failures = write_report(directory, settings)

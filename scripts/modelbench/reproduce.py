@@ -9,6 +9,7 @@ running. Exit status 0 when every run succeeded, 1 when any failed, 2 on bad arg
 
 import datetime
 import os
+import random
 import sys
 
 from modelbench import checks, experiments, prepare, remote, systems
@@ -21,15 +22,20 @@ from modelbench.engine.warmup import MAX_S as WARMUP_MAX_S
 from modelbench.experiments import base as experiment_base
 from modelbench.experiments import calibration
 from modelbench.report import document, summary
+from modelbench.report.results import Results
 from modelbench.report.tables import table
+from modelbench.report.verdicts import INCONCLUSIVE
 from modelbench.systems.base import first_line
 
-# Before the first run: a 1-minute load average below one per two cores, waited for this long at
-# most; then the engine's gate waits before each run for a machine others leave nearly idle.
-MAX_LOAD = CORES / 2
-MAX_LOAD_WAIT_S = 300
+# Before the first run: a machine other work leaves idle for a few seconds in a row, waited for this
+# long at most (not the load average: tasks that a CPU quota throttles count in it as runnable);
+# then the engine's gate waits before each run for a machine others leave nearly idle.
+QUIET_WAIT_S = 300
+# The minutes of runs a size's planned blocks and the blocks added for undecided comparisons may
+# take together (0: none added); --minutes changes it.
+MINUTES = {"smoke": 0, "default": 10, "standard": 60, "full": 0}
 # Without one of these: the posts' experiments in about 10 minutes of runs.
-SIZE_HELP = {"smoke": "one round of tiny runs of every experiment, to check the machinery",
+SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the machinery",
              "standard": "every experiment, longer runs (E5, E6 too)",
              "full": "every experiment with the posts' own counts and durations"}
 
@@ -55,8 +61,16 @@ def add_arguments(parser):
                         "and the runs that need a local process are reported as not measured")
     parser.add_argument("--client", choices=("ab", "wrk"), default="ab",
                         help="the load tool of E1b's /html runs (default ab, as the posts)")
-    parser.add_argument("--rounds", type=int, metavar="N",
-                        help="rounds of every run (default: each experiment's for the size)")
+    parser.add_argument("--blocks", type=int, metavar="N",
+                        help="planned blocks of every part (default: each experiment's for the "
+                        "size)")
+    parser.add_argument("--minutes", type=float, metavar="M",
+                        help="the minutes of runs after which no blocks are added for the "
+                        "comparisons still undecided (default: 10, 60 with --standard; 0: none "
+                        "added)")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="the seed of the blocks' order (default: drawn, kept in "
+                        "settings.json)")
     parser.add_argument("--posts-counts", action="store_true",
                         help="E1b with the posts' request counts (-n 2000 at -c 20, -n 20000 at "
                         "-c 200) instead of timed runs (--full does this)")
@@ -94,26 +108,45 @@ def selected(args, parser):
     for name in names:
         if name not in systems.names():
             parser.error(f"--servers: unknown system '{name}' ({', '.join(systems.names())})")
-    if args.rounds is not None and not 1 <= args.rounds <= 99:
-        parser.error("--rounds must be from 1 to 99")
+    if args.blocks is not None and not 1 <= args.blocks <= 99:
+        parser.error("--blocks must be from 1 to 99")
+    if args.minutes is not None and not 0 <= args.minutes <= 1440:
+        parser.error("--minutes must be from 0 to 1440")
     return chosen, names, targets
 
 
 def make_plan(args, chosen, names):
-    """{experiment key: its parts}, in the order they run."""
+    """{experiment key: its parts}, in the order they run (experiments.run_order)."""
     ctx = experiment_base.Context(args.size, names, args.client, args.posts_counts,
                                   calibration.flags if calibration in chosen else None)
-    plans = {experiment.KEY: experiment.plan(ctx) for experiment in chosen}
+    plans = {experiment.KEY: experiment.plan(ctx) for experiment in experiments.run_order(chosen)}
     for part in (part for parts in plans.values() for part in parts):
-        part.rounds = args.rounds or part.rounds
+        part.blocks = args.blocks or part.blocks
     return plans
 
 
-def print_plan(plans, parts):
-    rows = [[key, str(plan.count(ps)), f"{estimate_plan_s(ps) / 60:.1f}"]
-            for key, ps in plans.items()]
-    log(table(["experiment", "runs", "minutes (estimate)"], rows))
-    log(f"\n{plan.count(parts)} runs, about {estimate_plan_s(parts) / 60:.0f} minutes of runs "
+def undecided(chosen):
+    """The comparisons still undecided in a run's records: (what, bases) of every side of the
+    chosen experiments' claims whose interval straddles its bound, and of the calibration's
+    targets."""
+    def of(records):
+        results = Results("", {r["id"]: r for r in records})
+        found = [(f"{c.key} ({name})", side.bases) for e in chosen for c in e.claims(results)
+                 for name, side in (("real", c.real), ("models", c.model))
+                 if side.verdict == INCONCLUSIVE and side.bases]
+        return found + (calibration.undecided(results) if calibration in chosen else [])
+    return of
+
+
+def print_plan(plans, parts, minutes):
+    rows = [[key, ", ".join(str(b) for b in sorted({p.blocks for p in ps})) or "–",
+             str(plan.count(ps)), f"{estimate_plan_s(ps) / 60:.1f}"] for key, ps in plans.items()
+            if ps]
+    log(table(["experiment", "blocks", "runs", "minutes (estimate)"], rows))
+    planned = estimate_plan_s(parts) / 60
+    more = (f"; then blocks for the comparisons still undecided until {minutes:g} minutes"
+            if minutes > planned else "")
+    log(f"\n{plan.count(parts)} runs planned, about {planned:.0f} minutes of runs{more} "
         "(install and build not counted)")
 
 
@@ -136,7 +169,8 @@ def ending(directory, claims, settings, failures, plot_errors):
     log(f"== plots: {', '.join(os.path.join(directory, p) for p in plots_) or 'none'}")
     if plot_errors:
         log("== plots not drawn: " + "; ".join(plot_errors))
-    log(f"== {settings.get('runs', 0)} runs in {settings.get('run_s', 0) / 60:.1f} min, "
+    log(f"== {settings.get('runs', 0)} runs in {settings.get('run_s', 0) / 60:.1f} min "
+        f"({settings.get('more_runs', 0)} in blocks added for undecided comparisons), "
         f"{settings.get('remeasured', 0)} measured again after other work polluted them")
     if failures:
         log(f"== {failures} step(s) failed:")
@@ -181,7 +215,8 @@ def run(args, parser):
             skipped += left_out
     parts = [part for parts in plans.values() for part in parts]
     if args.list:
-        print_plan(plans, parts)
+        print_plan(plans, parts, args.minutes if args.minutes is not None else
+                   MINUTES[args.size])
         for _, title, reason in skipped:
             log(f"not measured for a remote target: {title}: {reason}")
         return 0
@@ -238,18 +273,24 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                 "versions": versions(checkout, names)}
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10 ** 6)
+    minutes = args.minutes if args.minutes is not None else MINUTES[args.size]
+    settings.update(seed=seed, minutes=minutes)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
-                    targets, warmup_max_s=warmup_max_s)
+                    targets, warmup_max_s=warmup_max_s, seed=seed)
     if args.size != "smoke":
-        load, waited = gate.wait_for_load(MAX_LOAD, MAX_LOAD_WAIT_S)
-        log(f"== measuring: load average {load:.2f} on {CORES} cores (waited {waited:.0f} s)")
+        busy, waited = gate.wait_for_quiet(QUIET_WAIT_S)
+        log(f"== measuring: other work kept {busy:.0f} % of the {CORES} cores busy (waited "
+            f"{waited:.0f} s)")
     started = datetime.datetime.now()
+    records = []
     try:
-        engine.run(parts)
+        records = engine.run(parts, undecided(chosen), 60 * minutes)
     finally:
         left = engine.stop_all()
         settings.update(run_s=round((datetime.datetime.now() - started).total_seconds()),
-                        runs=plan.count(parts), remeasured=engine.remeasured)
+                        runs=len(records) or plan.count(parts), more_runs=engine.more_runs,
+                        remeasured=engine.remeasured)
         document.write_json(os.path.join(directory, "settings.json"), settings)
     log("== report")
     claims, settings, failures, plot_errors = write_report(directory, chosen)

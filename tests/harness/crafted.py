@@ -9,18 +9,18 @@ SYSTEMS = {"php": ("php", "single"), "node": ("node", "single"), "blocking": ("b
            "async-cal": ("async", "single")}
 
 
-def record(base, round_, server, figures, **meta):
+def record(base, block, server, figures, **meta):
     system, variant = SYSTEMS.get(server, (server, "single"))
-    return {"id": f"{base}-r{round_}", "base": base, "round": round_, "server": server,
+    return {"id": f"{base}-b{block}", "base": base, "block": block, "server": server,
             "label": server, "system": system, "variant": variant, "status": "ok",
-            "started": f"{round_:03d}{base}", "figures": dict(figures), **meta}
+            "started": f"{block:03d}{base}", "figures": dict(figures), **meta}
 
 
 def results(*records, directory="/nonexistent"):
     return Results(directory, {r["id"]: r for r in records})
 
 
-def rounds(base, server, *figures_per_round, **meta):
-    """A record per round of base, the figures of each round given in order."""
+def blocks(base, server, *figures_per_block, **meta):
+    """A record per block of base, the figures of each block given in order."""
     return [record(base, i, server, figures, **meta)
-            for i, figures in enumerate(figures_per_round, 1)]
+            for i, figures in enumerate(figures_per_block, 1)]

@@ -4,7 +4,7 @@ import json
 import math
 
 import pytest
-from crafted import results, rounds
+from crafted import blocks, results
 
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import calibration, e5, e6
@@ -18,8 +18,8 @@ def cpu(ms_per_request, requests=1000):
 def test_the_cost_is_the_median_of_what_the_model_lacks(tmp_path):
     records = []
     for c, php_ms, blocking_ms in ((1, 0.70, 0.50), (20, 0.76, 0.40), (200, 0.94, 0.45)):
-        records += rounds(f"e1b-php-c{c}", "php", cpu(php_ms), cpu(php_ms + 0.02))
-        records += rounds(f"e1b-blocking-c{c}", "blocking", cpu(blocking_ms))
+        records += blocks(f"e1b-php-c{c}", "php", cpu(php_ms), cpu(php_ms + 0.02))
+        records += blocks(f"e1b-blocking-c{c}", "blocking", cpu(blocking_ms))
     r = results(*records, directory=str(tmp_path))
     lacks = calibration.lacks(r, "blocking", "php")
     assert lacks[1] == pytest.approx(0.21) and lacks[20] == pytest.approx(0.37)
@@ -45,12 +45,12 @@ def test_the_crossover_interpolates_the_logarithm_of_the_ratio():
     assert math.isclose(e5.crossing([0, 100], [0.5, 1.0]), 100)
 
 
-def test_crossovers_from_the_runs_round_by_round():
+def test_crossovers_from_the_runs_block_by_block():
     records = []
     for u, blocking, single in ((0, 1000, 4000), (500, 1000, 1500), (1000, 900, 600)):
-        records += rounds(f"e5-blocking-c20-u{u}", "blocking", {"requests_per_s": blocking})
-        records += rounds(f"e5-async-c20-u{u}", "async", {"requests_per_s": single})
-        records += rounds(f"e5-async-cluster-c20-u{u}", "async-cluster",
+        records += blocks(f"e5-blocking-c20-u{u}", "blocking", {"requests_per_s": blocking})
+        records += blocks(f"e5-async-c20-u{u}", "async", {"requests_per_s": single})
+        records += blocks(f"e5-async-cluster-c20-u{u}", "async-cluster",
                           {"requests_per_s": 2 * single})
     found = e5.crossovers(results(*records))
     overtake = found[("overtake", 20)]
@@ -72,5 +72,5 @@ def test_latency_per_round_trip_is_a_least_squares_slope():
     model = e6.MODELS[2]
     records = []
     for d, mean in ((0, 10.0), (1, 13.0), (2, 16.0)):
-        records += rounds(e6.base_id(model, 20, d), "async", {"mean_ms": mean})
+        records += blocks(e6.base_id(model, 20, d), "async", {"mean_ms": mean})
     assert e6.latency_per_rtt(results(*records), model, 20, [0, 1, 2]) == pytest.approx(3.0)

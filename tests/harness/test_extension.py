@@ -57,8 +57,8 @@ SYSTEM = System(name="throwaway", title="a throw-away server", side="async", rea
 '''
 
 EXPERIMENT = '''
-from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import figures, rounds
+from modelbench.engine.plan import Group, Load, Run
+from modelbench.experiments.base import figures, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import Claim, at_least, judged, needs
@@ -71,9 +71,9 @@ IN_DEFAULT = False
 def plan(ctx):
     servers = ctx.servers(["throwaway"], needs="/hello")
     load, cut = Load("ab", "/hello", 5, n=300), Load("ab", "/hello", 5, n=100000, seconds=1)
-    return [Part([Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load),
-                         Run(f"x1-cut-{s.key}", f"X1 {s.key}: {cut.text()}", KEY, s, cut)])
-                  for s in servers], rounds(ctx.size))]
+    return [part(ctx, [Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load),
+                              Run(f"x1-cut-{s.key}", f"X1 {s.key}: {cut.text()}", KEY, s, cut)])
+                       for s in servers])]
 
 
 def section(results):
@@ -84,9 +84,10 @@ def section(results):
 
 
 def claims(results):
-    spread = results.spread("x1-throwaway", "requests_per_s")
-    real = needs("x1-throwaway") if spread is None else judged(
-        f"{spread.text(0)} req/s", at_least(spread, 1), lambda: "it answered nothing", spread)
+    interval = results.interval("x1-throwaway", "requests_per_s")
+    real = needs("x1-throwaway") if interval is None else judged(
+        f"{interval.text(0)} req/s", at_least(interval, 1), lambda: "it answered nothing",
+        interval, ["x1-throwaway"])
     return [Claim("X1 answers", "The throw-away server answers", "at least 1 request/s", real,
                   needs("a model"))]
 
@@ -128,7 +129,7 @@ def throwaway(tmp_path, monkeypatch):
 
 def test_listed(throwaway, capsys):
     assert entry.main(["reproduce", "--list", "--only", "X1", "--servers", "throwaway"]) == 0
-    assert "| X1 | 4 |" in capsys.readouterr().out  # two runs, two rounds at the default size
+    assert "| X1 | 4 | 8 |" in capsys.readouterr().out  # two runs, four blocks at the default size
 
 
 def test_run_through_the_engine(throwaway, tmp_path):
@@ -136,22 +137,23 @@ def test_run_through_the_engine(throwaway, tmp_path):
     status = entry.main(["reproduce", "--smoke", "--only", "X1", "--servers", "throwaway",
                          "--results-dir", str(results)])
     assert status == 0
-    record = json.loads((results / "runs" / "x1-throwaway-r1.json").read_text())
+    record = json.loads((results / "runs" / "x1-throwaway-b1.json").read_text())
     assert record["status"] == "ok", record.get("cause")
     assert record["figures"]["complete"] == 300 and record["figures"]["requests_per_s"] > 0
     # A time and a cap: ab is cut at the time, far from the cap.
-    cut = json.loads((results / "runs" / "x1-cut-throwaway-r1.json").read_text())
+    cut = json.loads((results / "runs" / "x1-cut-throwaway-b1.json").read_text())
     assert " -t 1 -n 100000 " in cut["command"] and 0 < cut["figures"]["complete"] < 100000
     assert record["figures"]["server_cpu_s"] >= 0 and record["warmup"]["slices"]
     report = (results / "report.md").read_text()
     assert "## X1 — a throw-away experiment" in report and "| X1 answers |" in report
     summary = json.loads((results / "summary.json").read_text())
     claim = {c["key"]: c for c in summary["claims"]}["X1 answers"]
-    assert claim["real"]["verdict"] == "reproduced"
-    assert claim["real"]["statistic"]["median"] > 0
-    assert summary["headline"]["X1 throwaway requests/s"]["median"] > 0
+    # One smoke block: an estimate, no interval; inconclusive.
+    assert claim["real"]["statistic"]["estimate"] > 0 and claim["real"]["statistic"]["n"] == 1
+    assert claim["real"]["verdict"] == "inconclusive"
+    assert summary["headline"]["X1 throwaway requests/s"]["estimate"] > 0
     assert summary["versions"]["systems"]["throwaway"] == "throwaway 1.0"
-    assert "x1-throwaway-r1" in (results / "results.csv").read_text()
+    assert "x1-throwaway-b1" in (results / "results.csv").read_text()
     assert os.path.getsize(results / "x1-rate.png") > 0
     left = [p for p in psutil.process_iter(["cmdline"]) if throwaway in (p.info["cmdline"] or [])]
     assert left == [], "the throw-away server outlived the run"

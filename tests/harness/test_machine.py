@@ -1,6 +1,6 @@
 """The machine's speed probe and what the report says of it, on crafted figures."""
 
-from crafted import results, rounds
+from crafted import blocks, results
 
 from modelbench.engine import machine
 from modelbench.report import document, runtable
@@ -22,15 +22,15 @@ def test_a_change_of_speed_is_one_beyond_the_bound_either_way():
 
 
 def test_a_run_whose_speed_changed_is_noted_under_its_table():
-    r = results(*rounds("x", "async", probes(6.0, 6.1), probes(5.8, 9.4)))
+    r = results(*blocks("x", "async", probes(6.0, 6.1), probes(5.8, 9.4)))
     notes = " ".join(runtable.table_notes(r, ["x"]))
-    assert "`x-r2`: the machine's speed changed during the run" in notes
-    assert "5.8 ms before, 9.4 ms after" in notes and "x-r1" not in notes
+    assert "`x-b2`: the machine's speed changed during the run" in notes
+    assert "5.8 ms before, 9.4 ms after" in notes and "x-b1" not in notes
 
 
 def test_the_report_gives_the_probes_range_and_the_runs_it_changed_during():
-    r = results(*rounds("x", "async", probes(6.0, 6.1), probes(5.8, 9.4)),
-                *rounds("y", "php", {"requests_per_s": 5.0, "other_cpu_pct": 0}))
+    r = results(*blocks("x", "async", probes(6.0, 6.1), probes(5.8, 9.4)),
+                *blocks("y", "php", {"requests_per_s": 5.0, "other_cpu_pct": 0}))
     line = document.speed_line(list(r.runs.values()))
     assert "5.8–9.4 ms" in line and "1 of 2 runs" in line
     assert document.speed_line([]) == "- the machine's speed: not probed"

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from conftest import HERE
-from crafted import results, rounds
+from crafted import blocks, results
 
 from modelbench import experiments, reproduce
 from modelbench.experiments import e1b
@@ -24,34 +24,41 @@ def recorded(tmp_path, name):
 def test_two_recorded_runs_compared(tmp_path):
     a, b = recorded(tmp_path, "smoke-a"), recorded(tmp_path, "smoke-b")
     text, changed = summary.compare(a, b, "A", "B")
-    assert ["E1b cores", "real", "reproduced", "not reproduced"] in changed
-    assert "| E1b php -c 20 requests/s | 971 | 1459.2 | ×1.50 **moved** |" in text
-    assert "| E1b node-cluster -c 200 requests/s | 693.1 | 714 | ×1.03 |" in text
+    assert ["E1b PHP faster", "models", "inconclusive", "not reproduced"] in changed
+    assert "| E1b php -c 20 requests/s | 1115.1 | 1317.3 | ×1.18 **moved** |" in text
+    assert "| E1b php -c 200 requests/s | 1044.4 | 1051.1 | ×1.01 |" in text
     assert f"Verdicts: {len(changed)} changed" in text
     same, _ = summary.compare(a, a)
     assert "Verdicts: 0 changed" in same and "**moved**" not in same
 
 
 def test_written_and_read_back(tmp_path):
-    r = results(*rounds("e1b-php-c20", "php", {"requests_per_s": 1200.0},
-                        {"requests_per_s": 1300.0}),
-                *rounds("e1b-node-c20", "node", {"requests_per_s": 800.0},
-                        {"requests_per_s": 1000.0}), directory=str(tmp_path))
+    r = results(*blocks("e1b-php-c20", "php", *({"requests_per_s": v, "probe_before_ms": p}
+                                                 for v, p in ((1200.0, 6.0), (1300.0, 6.5),
+                                                              (1250.0, 7.0), (1280.0, 6.2)))),
+                *blocks("e1b-node-c20", "node", *({"requests_per_s": v} for v in
+                                                  (800.0, 1000.0, 900.0, 950.0))),
+                directory=str(tmp_path))
     claims = e1b.faster_claims(r)
     settings = {"started": "2026-12-01T00:00:00", "size": "default", "command": "x",
-                "run_s": 600, "runs": 4, "remeasured": 0, "versions": {"systems": {"php": "8.2"}}}
+                "run_s": 600, "runs": 8, "more_runs": 0, "remeasured": 0,
+                "versions": {"systems": {"php": "8.2"}}}
     summary.write(str(tmp_path), settings, claims, [e1b], r, 0)
     written = summary.load(str(tmp_path))
     assert written["run"]["size"] == "default" and written["versions"]["systems"]["php"] == "8.2"
+    assert written["run"]["more_runs"] == 0
     faster = written["claims"][0]
     assert faster["key"] == "E1b PHP faster"
     assert faster["real"]["verdict"] == "reproduced"
-    # The verdict judged the ratio's range widened to ±10 % of its median.
-    assert faster["real"]["statistic"] == {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 2,
-                                           "judged_low": 1.26, "judged_high": 1.54}
+    # The verdict judged the ratio's interval over the blocks; it says its level and n.
+    statistic = faster["real"]["statistic"]
+    assert statistic["level"] == 0.95 and statistic["n"] == 4 and statistic["unit"] == "blocks"
+    assert statistic["method"] == "geometric mean (t)"
+    assert 1.1 < statistic["low"] < statistic["estimate"] < statistic["high"]
+    assert faster["real"]["runs"] == ["e1b-php-c20", "e1b-node-c20"]
     assert faster["models"]["verdict"] == "not measured"
-    assert written["headline"]["E1b php -c 20 requests/s"] == {
-        "median": 1250.0, "low": 1200.0, "high": 1300.0, "runs": 2}
+    headline = written["headline"]["E1b php -c 20 requests/s"]
+    assert headline["n"] == 4 and headline["low"] < 1200 and headline["high"] > 1300
     assert written["machine"]["cores"] >= 1
 
 

@@ -1,6 +1,6 @@
-"""When the warm-up stops: replays of recorded slices (requests/s, the server's processes after
-each, its CPU ms per request over it) and growth phases (processes at their end, seconds), fed to
-warmup.warm_up in place of ab and /proc."""
+"""When the warm-up and the lead-in stop: replays of recorded slices (requests/s, the server's
+processes after each, its CPU ms per request over it) and growth phases (processes at their end,
+seconds), fed to warmup.warm_up in place of ab and /proc."""
 
 import pytest
 
@@ -8,7 +8,7 @@ from modelbench.engine import warmup
 
 @pytest.fixture
 def replay(monkeypatch):
-    def play(slices, before, growths=(), concurrency=200):
+    def play(slices, before, growths=(), concurrency=200, reference=None):
         feed, grown, current = iter(slices), iter(growths), {"processes": before}
 
         def one_slice(*_):
@@ -23,7 +23,8 @@ def replay(monkeypatch):
         monkeypatch.setattr(warmup, "grow", grow)
         monkeypatch.setattr(warmup, "process_count", lambda _: current["processes"])
         monkeypatch.setattr(warmup, "cpu_meter", lambda _: None)
-        return warmup.warm_up(None, "/html", concurrency)
+        return warmup.warm_up(None, "/html", concurrency, reference=reference,
+                              max_s=warmup.MAX_S if reference is None else warmup.LEAD_MAX_S)
     return play
 
 
@@ -107,3 +108,44 @@ def test_spare_workers_coming_and_going_are_not_growth(replay):
     warm = replay([(1244.0, 14, 0.77), (1165.0, 28, 0.88), (1134.0, 29, 0.95)],
                   before=13, growths=[(28, 7.6)], concurrency=20)
     assert warm.steady and warm.growing_s == 7.6 and warm.seconds == 10.6
+
+
+# A lead-in: the run before at this point (a measured run's figures) is its reference.
+NODE_AT_C1 = warmup.measured_slice({"requests_per_s": 1050.0, "server_peak_processes": 1,
+                                    "server_cpu_s": 1.554, "complete": 2100})  # 0.74 ms
+
+
+def test_a_lead_in_as_cheap_as_the_run_before_is_one_slice_whatever_its_rate(replay):
+    # The host slowed the rate, not the server: the CPU per request says it is as warm as before.
+    warm = replay([(880.0, 1, 0.76)], before=1, concurrency=1, reference=NODE_AT_C1)
+    assert warm.steady and len(warm.slices) == 1 and warm.seconds == warmup.LEAD_S
+
+
+def test_a_cooled_server_is_led_in_until_it_is_as_cheap_as_before(replay):
+    # Node.js after 40 s idle (2026-12-04): a first slice at 0.95 ms, the next at 0.74. Its rate
+    # agreed with the run before within 10 %, which alone let round 2 of a default run start cold.
+    warm = replay([(990.0, 1, 0.95), (1040.0, 1, 0.76)], before=1, concurrency=1,
+                  reference=NODE_AT_C1)
+    assert warm.steady and len(warm.slices) == 2 and warm.slices[-1].cpu_ms_per_request == 0.76
+
+
+def test_a_lead_in_on_a_slower_host_ends_once_the_cost_stops_falling(replay):
+    warm = replay([(700.0, 1, 1.10), (690.0, 1, 1.12)], before=1, concurrency=1,
+                  reference=NODE_AT_C1)
+    assert warm.steady and len(warm.slices) == 2
+
+
+def test_a_lead_in_that_forks_grows_the_server_again(replay):
+    # Apache at -c 200 let children go while the other servers of its block ran.
+    apache = warmup.measured_slice({"requests_per_s": 1100.0, "server_peak_processes": 152,
+                                    "server_cpu_s": 2.2, "complete": 2200})
+    warm = replay([(900.0, 131, 1.2), (1080.0, 152, 1.0)], before=120, growths=[(152, 2.5)],
+                  reference=apache)
+    assert warm.steady and warm.growing_s == 2.5 and warm.processes_after == 152
+
+
+def test_a_lead_in_has_its_own_cap(replay):
+    # Still getting cheaper by 12 % a slice and dearer than before at every one of them.
+    warm = replay([(1000.0, 1, 3.0 * 0.88 ** i) for i in range(20)], before=1, concurrency=1,
+                  reference=NODE_AT_C1)
+    assert not warm.steady and warm.seconds == warmup.LEAD_MAX_S

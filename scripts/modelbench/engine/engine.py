@@ -1,17 +1,19 @@
-"""The one run engine of reproduce, bench and stress: for each group of a plan (engine.plan), in its
-rounds, start the server (or reach the remote one), warm it up before each run, measure the run on a
-quiet machine (again when other work polluted it), record it, and stop the server, checking that it
-ended cleanly. A failed run is recorded with its cause in steps.tsv and the others still run. One
-progress line per run, with an estimate of the time left."""
+"""The one run engine of reproduce, bench and stress: each part of a plan (engine.plan) in blocks,
+in the order engine.blocks gives, with its servers up at once: start a group's server (or reach the
+remote one) when its first run comes, warm it up before its first run at each point and lead in
+before each later one, measure the run on a quiet machine (again when other work polluted it),
+record it, and stop the part's servers at its end, checking that they ended cleanly. A failed run
+is recorded with its cause in steps.tsv and the others still run. One progress line per run, with
+an estimate of the time left."""
 
 import contextlib
-import json
 import os
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from modelbench.engine import machine, plan, server, warmup
+from modelbench.engine import blocks, machine, plan, server, warmup
 from modelbench.engine.processes import CORES
 from modelbench.engine.recorder import Recorder
 
@@ -19,6 +21,9 @@ from modelbench.engine.recorder import Recorder
 # one server on a 2-core machine); a timed run needs none.
 GUESSED_RATE = {"/hello": 8000, "/html": 1500, "/json": 2000, "/factorial": 3000}
 STANDALONE_MS = 1.0
+# A lead-in of a server that forks (Apache, PHP-FPM) at -c 100 or more: it let workers go since
+# its last run at that point and forks them again.
+LEAD_FORK_S = 0.5
 START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
 # A timed ab run is given the count its warm-up's rate makes of its length, so that ab waits for
 # every request it sent: a run cut at a time limit leaves requests in flight, whose CPU the
@@ -32,8 +37,9 @@ class FlagsUnavailable(Exception):
     """A run's flags depend on earlier runs that did not give them (the calibrated cost)."""
 
 
-def estimate_s(run):
-    """How long a run takes, warm-up included, before anything is measured."""
+def estimate_s(run, first=False):
+    """How long a run takes, its warm-up (first: its first at its point) or lead-in included,
+    before anything is measured."""
     load = run.load
     if load.tool == "standalone":
         return load.n * STANDALONE_MS / 1000
@@ -42,36 +48,44 @@ def estimate_s(run):
     if load.tool == "hold":
         return 2.0
     seconds = load.seconds or load.n / GUESSED_RATE.get(load.path, 2000)
-    return seconds + warm_estimate_s(run) + (1.0 if load.tool == "siege" else 0.3)
+    return seconds + warm_estimate_s(run, first) + (1.0 if load.tool == "siege" else 0.3)
 
 
-def warm_estimate_s(run):
+def warm_estimate_s(run, first=False):
     """A run's warm-up, the mean of a default run's (2026-12-04): a real server with a worker per
     connection (Apache, PHP-FPM) forked for 11 to 16 s at -c 100 or more when it started small and
     2 to 3 s when it had grown, for 9 s or 1 s at -c 20; Node.js's JIT took 2 to 5 slices, a C++
-    model 1 or 2."""
+    model 1 or 2. A lead-in: LEAD_S, and where such a server let its workers go between two of
+    its runs, the forking again."""
     if not run.warm:
         return 0.0
     system = run.server.system
-    if system.real and system.side == "blocking" and run.load.c >= 20:
+    forks = system.real and system.side == "blocking" and run.load.c >= 20
+    if not first:
+        return warmup.LEAD_S + 0.2 + (LEAD_FORK_S if forks and run.load.c >= 100 else 0.0)
+    if forks:
         return 12.0 if run.load.c >= 100 else 5.0
     return (3 if system.real else 2) * warmup.SLICE_S
 
 
 def estimate_plan_s(parts):
-    """The plan's runs and its server starts."""
-    total = 0.0
-    for part, round_, group in plan.ordered(parts):
-        if round_ == 1 or not part.keep_up:
+    """The plan's planned runs and its server starts."""
+    total, seen = 0.0, set()
+    for part, number, run in plan.planned_runs(parts):
+        group = next(g for g in part.groups if run in g.runs)
+        if id(group) not in seen:
+            seen.add(id(group))
             total += START_S[group.server.real]
-        total += sum(estimate_s(run) for run in group.runs)
+        total += estimate_s(run, first=run.base not in seen)
+        seen.add(run.base)
     return total
 
 
 @dataclass
 class Progress:
     """'== [i/N] title (x min elapsed, about y min left)': the time left is the estimate of the
-    runs to come, scaled by how the estimate of those done compared with their real time."""
+    planned runs to come, scaled by how the estimate of those done compared with their real time;
+    N grows by the blocks added for undecided comparisons."""
 
     log: Callable
     total: int
@@ -80,31 +94,47 @@ class Progress:
     done: int = 0
     done_estimate_s: float = 0.0
 
-    def step(self, title, run_estimate_s):
+    def step(self, title, run_estimate_s, planned=True):
         self.done += 1
+        self.total += not planned
         elapsed = time.monotonic() - self.started
         scale = elapsed / self.done_estimate_s if self.done_estimate_s > 0 else None
-        left = "" if scale is None else \
-            f", about {(self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
+        left = "" if scale is None or not planned else \
+            f", about {max(0.0, self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
         self.log(f"== [{self.done}/{self.total}] {title}   ({elapsed / 60:.1f} min elapsed{left})")
-        self.done_estimate_s += run_estimate_s
+        if planned:
+            self.done_estimate_s += run_estimate_s
+
+
+def server_key(group):
+    """What makes a group's server the same as another's, which a later part then runs on
+    without starting it again (a server that had been running, as the posts measured): its
+    system, variant and flags; a group with a setup of its own (E6's proxy) or flags that earlier
+    runs decide has a server of its own, and standalone loops have none."""
+    if group.around is not None or callable(group.flags) or \
+            all(run.load.tool == "standalone" for run in group.runs):
+        return id(group)
+    return (group.server, tuple(group.flags))
 
 
 @dataclass
 class Held:
-    """A group's server while its runs go on: the target (None for standalone runs, or when it
-    did not start: cause says why), the flags it was started with, and what stops it."""
+    """A group's server while its part goes on: the target (None for standalone runs, or when it
+    did not start: cause says why), the flags it was started with, what stops it, and the id of
+    the last run made on it."""
 
     stack: contextlib.ExitStack
     target: object = None
     flags: tuple = ()
     cause: str = ""
+    last_run: str = ""
 
 
 @dataclass
 class Engine:
     """Runs plans into one results directory. remote: {server key: 'HOST:PORT'} of servers
-    started elsewhere; their runs reach them over the network and nothing is started for them."""
+    started elsewhere; their runs reach them over the network and nothing is started for them.
+    seed: the blocks' order (settings.json keeps it)."""
 
     directory: str
     checkout: object
@@ -113,47 +143,61 @@ class Engine:
     log: Callable = print
     remote: dict = field(default_factory=dict)
     warmup_max_s: float = warmup.MAX_S
-    failures: int = 0
+    seed: int = 0
     remeasured: int = 0
+    more_runs: int = 0
     started: list = field(default_factory=list)  # every ServerProcess, to account for at the end
 
     def __post_init__(self):
         self.steps_file = os.path.join(self.directory, "steps.tsv")
         open(self.steps_file, "a").close()
+        self.held = {}  # server_key(group) -> Held: the servers up now
+        self.references = {}  # base -> warmup.Slice of its last measured run
 
     def fail(self, run_id, cause, log_path="", optional=False):
         """Records a failure in steps.tsv: a failed run, or one of a system that may not run
         here (optional), which is reported but fails nothing."""
-        self.failures += not optional
         with open(self.steps_file, "a") as f:
             f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t{log_path}\n")
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
-    def run(self, parts):
-        """Runs every part; returns the records in the order they ran."""
+    def run(self, parts, undecided=blocks.no_comparisons, budget_s=0.0):
+        """Runs every part; returns the records in the order they were made. undecided(records):
+        the comparisons still undecided, which get more blocks while budget_s allows."""
         progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
-        records = []
-        up = {}  # id(group) -> (target, its context stack) of a part whose servers stay up
-        current = None
+        groups = {run.base: group for part in parts for group in part.groups for run in group.runs}
+        last_part = {server_key(group): i for i, part in enumerate(parts) for group in part.groups}
+        measured = set()
+
+        def measure(part, number, run):
+            first = run.base not in measured
+            measured.add(run.base)
+            group = groups[run.base]
+            held = self.held.get(server_key(group))
+            if held is None:
+                held = self.held[server_key(group)] = self._start(group, number)
+            elif held.target is None and held.cause and not first:
+                return None  # its server did not start: said once for each run
+            planned = number <= part.blocks
+            progress.step(f"{run.title} (block {number}/{part.blocks}"
+                          f"{'' if planned else ', more'})", estimate_s(run, first), planned)
+            held.last_run = f"{run.base}-b{number}"
+            return self._run(run, number, held)
+
+        def end_part(part):
+            """Stops the servers no later part runs."""
+            index = next(i for i, p in enumerate(parts) if p is part)
+            self._stop_all([key for key in self.held if last_part.get(key, -1) <= index])
+
+        scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget_s=budget_s,
+                                     rng=random.Random(self.seed), log=self.log,
+                                     end_part=end_part)
         try:
-            for part, round_, group in plan.ordered(parts):
-                if part is not current:
-                    self._stop_all(up)
-                    current = part
-                held = up.get(id(group))
-                if held is None:
-                    held = self._start(group, round_)
-                    if part.keep_up:
-                        up[id(group)] = held
-                for run in group.runs:
-                    progress.step(f"{run.title} (round {round_}/{part.rounds})", estimate_s(run))
-                    records.append(self._run(run, round_, held))
-                if not part.keep_up:
-                    held.stack.close()
+            return scheduler.run(parts)
         finally:
-            self._stop_all(up)
-        return records
+            self.more_runs += scheduler.more_runs
+            self._stop_all()
 
     # ---- servers ---------------------------------------------------------------------------
 
@@ -161,7 +205,7 @@ class Engine:
         """The run flags of a group (or of a standalone run), once earlier runs decided them."""
         return tuple(item.flags(self.directory) if callable(item.flags) else item.flags)
 
-    def _start(self, group, round_):
+    def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
         held = Held(contextlib.ExitStack())
         key = group.server.key
@@ -170,7 +214,7 @@ class Engine:
         if key in self.remote:
             held.target = server.Target(key, self.remote[key], None)
             return held
-        prefix = os.path.join(self.directory, "raw", f"{group.runs[0].base}-r{round_}")
+        prefix = os.path.join(self.directory, "raw", f"{group.runs[0].base}-b{number}")
         try:
             run_flags = self._flags(group)
             held.flags = (*group.server.flags, *run_flags)
@@ -189,7 +233,7 @@ class Engine:
             held.stack.close()
             raise
         self.started.append(held.target.process)
-        held.stack.callback(self._check_stop, held.target, f"{group.runs[-1].base}-r{round_}")
+        held.stack.callback(lambda: self._check_stop(held.target, held.last_run))
         return held
 
     def _check_stop(self, target, run_id):
@@ -205,11 +249,9 @@ class Engine:
             self.fail(run_id, "the server left processes of its tree behind, killed: "
                       + ", ".join(process.left_behind), process.stderr_path)
 
-    @staticmethod
-    def _stop_all(up):
-        for held in up.values():
-            held.stack.close()
-        up.clear()
+    def _stop_all(self, keys=None):
+        for key in list(self.held if keys is None else keys):
+            self.held.pop(key).stack.close()
 
     def stop_all(self):
         """Stops any server still running (after an interruption); 'PID (NAME)' of every process
@@ -221,85 +263,82 @@ class Engine:
 
     # ---- runs ------------------------------------------------------------------------------
 
-    def meta(self, run, round_, attempt, flags):
+    def meta(self, run, number, attempt, flags):
         server_ = run.server
         return {"experiment": run.experiment, "server": server_.key,
                 "label": server_.label(CORES), "system": server_.system.name,
                 "calibrated": server_.calibrated,
                 "variant": "cluster" if server_.cluster else "single", "base": run.base,
-                "round": round_, "attempt": attempt, "server_flags": " ".join(flags), **run.record}
+                "block": number, "attempt": attempt, "server_flags": " ".join(flags),
+                **run.record}
 
-    def _run(self, run, round_, held):
+    def _run(self, run, number, held):
         target, flags = held.target, held.flags
         if run.load.tool == "standalone":
             try:
                 flags = (*run.server.flags, *self._flags(run))
             except FlagsUnavailable as error:
-                return self._failed(run, round_, str(error))
+                return self._failed(run, number, str(error))
         elif target is None:
-            return self._failed(run, round_, held.cause or "no server")
+            return self._failed(run, number, held.cause or "no server")
         if run.load.tool == "tasks":
             # Not a measurement: the order of three log lines, which other work cannot change.
-            return self._attempt(run, round_, 1, target, flags)
+            return self._attempt(run, number, 1, target, flags)
         machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         attempts = iter(range(1, self.gate.max_attempts + 1))
         record, _, count = self.gate.measure(
-            lambda: self._measured(run, round_, next(attempts), target, flags))
+            lambda: self._measured(run, number, next(attempts), target, flags))
         self.remeasured += count > 1
         return record
 
-    def _failed(self, run, round_, cause, meta=None):
+    def _failed(self, run, number, cause, meta=None):
         """The record of a run that could not be measured: before its first attempt, or (meta)
         in an attempt, whose failure counts even for an optional run."""
-        run_id = f"{run.base}-r{round_}"
-        record = self.recorder.failed(run_id, meta or self.meta(run, round_, 1, ()), run.load,
+        run_id = f"{run.base}-b{number}"
+        record = self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load,
                                       cause)
         self.fail(run_id, cause, optional=run.optional and meta is None)
         return record
 
-    def _measured(self, run, round_, attempt, target, flags):
-        record = self._attempt(run, round_, attempt, target, flags)
+    def _measured(self, run, number, attempt, target, flags):
+        record = self._attempt(run, number, attempt, target, flags)
         return record, (record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0})
 
-    def _attempt(self, run, round_, attempt, target, flags):
-        """One measurement of the run (warm-up first): its record."""
-        run_id = f"{run.base}-r{round_}"
-        meta = self.meta(run, round_, attempt, flags)
+    def _attempt(self, run, number, attempt, target, flags):
+        """One measurement of the run (warm-up or lead-in first): its record."""
+        run_id = f"{run.base}-b{number}"
+        meta = self.meta(run, number, attempt, flags)
         load = run.load
         if load.tool == "standalone":
             command = [*run.server.system.standalone(self.checkout, load.n), *flags]
             record = self.recorder.measure(run_id, meta, None, load, server_command=command)
         else:
             warm = None
+            reference = self.references.get(run.base)
             if run.warm and load.tool in ("ab", "wrk", "siege"):
                 warm = warmup.warm_up(target, load.path, load.c,
                                       keepalive=load.keepalive or load.tool == "wrk",
-                                      earlier_rate=self._earlier_rate(run, round_),
-                                      max_s=self.warmup_max_s)
+                                      reference=reference,
+                                      max_s=self.warmup_max_s if reference is None else
+                                      min(self.warmup_max_s, warmup.LEAD_MAX_S))
                 meta["warmup"] = warm.as_record()
-                self.log(f"    warm-up: {warm.describe(target.local)}")
+                self.log(f"    {'warm-up' if reference is None else 'lead-in'}: "
+                         f"{warm.describe(target.local)}")
                 if not warm.rate:
-                    return self._failed(run, round_, f"GET {load.path} of {target.base_url} "
+                    return self._failed(run, number, f"GET {load.path} of {target.base_url} "
                                         "answered nothing during the warm-up" +
                                         (f" (server log {target.process.stderr_path})"
                                          if target.local else ""), meta)
                 warmup.settle(target)
-            rate = ((warm.rate if warm else None) or self._earlier_rate(run, round_)
+            rate = ((warm.rate if warm else None) or
+                    (reference.requests_per_s if reference else None)
                     if load.tool == "ab" and load.seconds and not load.cut else None)
             requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
             time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
             record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
+            if record["status"] == "ok" and record["figures"].get("requests_per_s"):
+                self.references[run.base] = warmup.measured_slice(record["figures"])
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
                       run.optional)
         return record
-
-    def _earlier_rate(self, run, round_):
-        """The run's requests/s in the round before, if it was measured."""
-        if round_ < 2:
-            return None
-        try:
-            with open(os.path.join(self.directory, "runs", f"{run.base}-r{round_ - 1}.json")) as f:
-                return json.load(f).get("figures", {}).get("requests_per_s")
-        except (OSError, ValueError):
-            return None

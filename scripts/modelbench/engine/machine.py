@@ -11,11 +11,6 @@ from typing import Callable
 import psutil
 
 
-def load_average():
-    """The 1-minute load average."""
-    return psutil.getloadavg()[0]
-
-
 def busy_ticks():
     """(busy, total) CPU seconds of all cores since boot: idle and iowait are not busy; guest
     time is already inside user and nice."""
@@ -46,6 +41,41 @@ def speed_probe_ms():
     return round(1000 * best, 2)
 
 
+def quota_periods():
+    """(CFS periods, periods throttled) of this process's CPU cgroup so far, which the servers,
+    the load tool and mariadbd share when a CPU quota was put on the run (a container's limit,
+    tests/drifting_host.py); None where no cgroup's cpu.stat is readable."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = [line.rstrip("\n").split(":", 2) for line in f]
+    except OSError:
+        return None
+    for _, controllers, path in lines:
+        if "cpu" in controllers.split(","):
+            stat = f"/sys/fs/cgroup/cpu{path}/cpu.stat"
+            break
+    else:
+        unified = next((path for _, controllers, path in lines if controllers == ""), None)
+        if unified is None:
+            return None
+        stat = f"/sys/fs/cgroup{unified}/cpu.stat"
+    try:
+        with open(stat.replace("//", "/")) as f:
+            fields = dict(line.split() for line in f if len(line.split()) == 2)
+        return int(fields["nr_periods"]), int(fields["nr_throttled"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def throttled_pct(before, after):
+    """The share of a run's CFS periods in which a CPU quota held the run back, in %: 0 without
+    a quota (no periods counted); None when the counters were not readable."""
+    if before is None or after is None:
+        return None
+    periods = after[0] - before[0]
+    return round(100.0 * (after[1] - before[1]) / periods, 1) if periods > 0 else 0.0
+
+
 def speed_changed(figures):
     """Whether a run's probes before and after it differ by more than SPEED_CHANGE."""
     before, after = figures.get("probe_before_ms"), figures.get("probe_after_ms")
@@ -54,14 +84,16 @@ def speed_changed(figures):
 
 @dataclass
 class QuietGate:
-    """The machine is shared: wait until the load average is low before a series of runs, wait
-    before each run until other processes leave the machine nearly idle, and measure a run again
+    """The machine is shared: wait until other work leaves it idle for a few seconds before a
+    series of runs, wait before each run until other processes leave it nearly idle, and measure
+    a run again
     when they took more than POLLUTED_PCT of it while it ran (its other_cpu_pct). idle_wait_s and
     max_attempts bound the waiting: a smoke test waits less and measures once. It does not wait
     for the machine's speed: a run's probes are recorded, and the report notes a change (why:
     docs/experiments.md, "What moves between runs")."""
 
     IDLE_PCT = 10
+    QUIET_S = 5
     POLLUTED_PCT = 20
     IDLE_SAMPLE_S = 0.1
 
@@ -69,25 +101,30 @@ class QuietGate:
     idle_wait_s: float = 60.0
     max_attempts: int = 3
 
-    def wait_for_load(self, max_load, max_wait_s):
-        """Waits, at most max_wait_s, for a 1-minute load average below max_load: (load, wait)."""
+    def wait_for_quiet(self, max_wait_s):
+        """Waits, at most max_wait_s, until other processes kept the machine under IDLE_PCT busy
+        for QUIET_S in a row (nothing of ours runs yet): (their share then, the wait). Not the
+        load average: tasks that a CPU quota throttles count in it as runnable, and it climbed
+        to 12 while a throttled run had the machine to itself."""
         started = time.monotonic()
-        load = load_average()
-        next_note = 0.0
-        while load >= max_load:
-            waited = time.monotonic() - started
+        quiet_since, next_note = started, 0.0
+        while True:
+            busy = psutil.cpu_percent(1.0)
+            now = time.monotonic()
+            if busy >= self.IDLE_PCT:
+                quiet_since = now
+            elif now - quiet_since >= self.QUIET_S:
+                return busy, now - started
+            waited = now - started
             if waited >= max_wait_s:
-                self.log(f"== load average still {load:.2f} after {waited:.0f} s: measuring "
-                         "anyway; other work on this machine will show in the figures "
+                self.log(f"== other processes still keep {busy:.0f} % of the machine busy after "
+                         f"{waited:.0f} s: measuring anyway; their share of each run shows "
                          "(other_cpu_pct)")
-                break
-            if waited >= next_note:
-                self.log(f"== waiting for a quiet machine: 1-minute load average {load:.2f}, "
-                         f"want below {max_load:.2f} (at most {max_wait_s - waited:.0f} s more)")
+                return busy, waited
+            if busy >= self.IDLE_PCT and waited >= next_note:
+                self.log(f"== waiting for a quiet machine: other processes keep {busy:.0f} % of "
+                         f"it busy (at most {max_wait_s - waited:.0f} s more)")
                 next_note = waited + 15
-            time.sleep(2)
-            load = load_average()
-        return load, time.monotonic() - started
 
     def wait_for_idle(self):
         """Waits until other processes keep less than IDLE_PCT of the machine busy (nothing of

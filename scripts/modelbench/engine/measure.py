@@ -1,8 +1,9 @@
 """A command run while the server, mariadbd and the whole machine are sampled: the figures of one
 measured run (wall time, CPU of each party in seconds, in % of one core and of the machine, the
 server's peak threads, processes and RSS, how busy the machine was and how much of it other work
-took, the machine's speed before and after (machine.speed_probe_ms), and the kernel's
-listen-queue counters over the run)."""
+took, the machine's speed before and after (machine.speed_probe_ms), how much a CPU quota on the
+run's cgroup held it back (machine.throttled_pct), and the kernel's listen-queue counters over
+the run)."""
 
 import contextlib
 import os
@@ -128,6 +129,7 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids
     outlasts timeout_s is killed (MeasureError); Ctrl-C stops the tool and goes on up."""
     probe_before = machine.speed_probe_ms()
     counters_before = machine.tcp_counters()
+    quota_before = machine.quota_periods()
     started = time.monotonic()
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
@@ -179,7 +181,9 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids
     counters_after = machine.tcp_counters()
     counters = {key: counters_after[key] - before for key, before in counters_before.items()
                 if key in counters_after}
-    speed = {"probe_before_ms": probe_before, "probe_after_ms": machine.speed_probe_ms()}
+    throttled = machine.throttled_pct(quota_before, machine.quota_periods())
+    speed = {"probe_before_ms": probe_before, "probe_after_ms": machine.speed_probe_ms(),
+             **({} if throttled is None else {"throttled_pct": throttled})}
     if child_is_server:
         timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
                  "sys_s": round(usage.ru_stime, 3)}

@@ -1,13 +1,18 @@
 """What the engine runs, as data: a Load (one tool's settings), a Run (a load against a server of a
 system, with the flags it gets), Groups of runs that share one started server, and Parts that run
-one after the other, each in rounds.
+one after the other, each in blocks.
 
-Each part runs `rounds` times; every round runs each group of the part once, the groups' order
-turned by one place per round, so that no server always runs first or right after another. A group's
-runs share one server process (its system, variant and flags): with `keep_up` (the default) that
-server stays up across all the part's rounds and is stopped when the part is done; without, it is
-started afresh in every round. Run ids are <base>-r<round>."""
+The servers a part compares are up at once, each started for its part and stopped at its end. A
+part runs in blocks: a block runs every server once at each point (a Load) in turn, the servers of
+a point in a random order, so that the runs a claim compares are made seconds apart, on the same
+host, and no server always runs first or after the same neighbour; the points' order is reversed
+every other block (ABBA), so that a figure compared between two points of one server (E1b's -c 20
+and -c 200) meets a drift of the host from both sides. A group can join a part at a later block
+(a calibrated model, whose cost block 1 decides). After its planned blocks a part may run more
+(`more` at most, `step` at a time) for the comparisons still undecided (engine.blocks). Run ids
+are <base>-b<block>."""
 
+import random
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -20,9 +25,10 @@ TOOLS = ("ab", "wrk", "siege", "standalone", "tasks", "hold")
 
 @dataclass(frozen=True)
 class Load:
-    """One tool's settings. ab with `seconds` and `n` is cut at seconds, n its cap (`cut`); with
-    seconds alone it runs the count its warm-up's rate makes; with n alone, n requests. wrk and
-    siege run `seconds`; standalone `n` iterations; tasks asks /tasks once; hold opens `c`."""
+    """One tool's settings, and the point of a part its runs are made at. ab with `seconds` and
+    `n` is cut at seconds, n its cap (`cut`); with seconds alone it runs the count its lead-in's
+    rate makes; with n alone, n requests. wrk and siege run `seconds`; standalone `n` iterations;
+    tasks asks /tasks once; hold opens `c`."""
 
     tool: str
     path: str = ""
@@ -63,12 +69,13 @@ class Load:
 
 @dataclass(frozen=True)
 class Run:
-    """One measured run: its base id (shared by its rounds), title, experiment, server and load.
-    flags: server flags beyond the server's own, or a callable(results) giving them once earlier
-    runs decided them (the calibrated cost). warm: warm the server up at the load's concurrency
-    first. record: extra fields for the run's record (e.g. rtt_ms). optional: a system that may
-    not run on this machine (a driver too old for its Node.js): its failure is reported as not
-    runnable here, with its cause, and fails nothing else."""
+    """One measured run: its base id (shared by its blocks), title, experiment, server and load.
+    flags: server flags beyond the server's own, or a callable(results directory) giving them
+    once earlier runs decided them (the calibrated cost). warm: warm the server up at the load's
+    concurrency before its first run, and lead in before each later one. record: extra fields
+    for the run's record (e.g. rtt_ms). optional: a system that may not run on this machine (a
+    driver too old for its Node.js): its failure is reported as not runnable here, with its
+    cause, and fails nothing else."""
 
     base: str
     title: str
@@ -103,12 +110,13 @@ class Setup:
 
 @dataclass
 class Group:
-    """Runs against one server process, in order. around: a context manager factory
+    """Runs against one server process, one per point. around: a context manager factory
     (checkout, log prefix) -> a Setup, set up before the server starts and torn down after it
-    stops (E6's delaying proxy)."""
+    stops (E6's delaying proxy). joins: the first block its runs take part in."""
 
     runs: list
     around: Optional[Callable] = None
+    joins: int = 1
 
     @property
     def server(self):
@@ -121,20 +129,47 @@ class Group:
 
 @dataclass
 class Part:
+    """Groups whose servers are up together and compared in `blocks` blocks; `more`: at most this
+    many blocks more for a comparison whose verdict is still undecided, `step` at a time."""
+
     groups: list
-    rounds: int = 1
-    keep_up: bool = True
+    blocks: int = 1
+    more: int = 0
+    step: int = 2
+
+    def points(self):
+        """The loads of the part's runs, in the order they first appear."""
+        return list(dict.fromkeys(run.load for group in self.groups for run in group.runs))
+
+    def runs(self):
+        return [run for group in self.groups for run in group.runs]
 
 
-def ordered(parts):
-    """(part, round, group) in the order they run (the module's head says which)."""
-    for part in parts:
-        groups = [g for g in part.groups if g.runs]
-        for r in range(1, part.rounds + 1):
-            turn = (r - 1) % len(groups) if groups else 0
-            for group in groups[turn:] + groups[:turn]:
-                yield part, r, group
+def block(part, number, rng, only=None):
+    """The runs of block `number` in the order they run: each point in turn (their order reversed
+    in even blocks), the runs of the groups that have joined, shuffled; only: the bases to run (a
+    block of more for undecided comparisons), all when None."""
+    points = part.points()
+    if number % 2 == 0:
+        points.reverse()
+    out = []
+    for point in points:
+        runs = [run for group in part.groups if group.joins <= number for run in group.runs
+                if run.load == point and (only is None or run.base in only)]
+        rng.shuffle(runs)
+        out += runs
+    return out
 
 
 def count(parts):
-    return sum(len(group.runs) for _, _, group in ordered(parts))
+    """The runs the plan makes at least (its planned blocks)."""
+    return sum(len(group.runs) * max(0, part.blocks - group.joins + 1)
+               for part in parts for group in part.groups)
+
+
+def planned_runs(parts):
+    """(part, block, run) of every planned run, in an order a plan could take (for estimates:
+    the order within a block is drawn when the block runs)."""
+    rng = random.Random(0)
+    return [(part, number, run) for part in parts for number in range(1, part.blocks + 1)
+            for run in block(part, number, rng)]

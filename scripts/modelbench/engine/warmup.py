@@ -1,5 +1,5 @@
-"""The warm-up before a measured run: load at the run's concurrency, not measured, until the server
-has settled.
+"""The warm-up before a server's first measured run at a point, and the lead-in before each later
+one: load at the run's concurrency, not measured, until the server has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "How every run is made"): a freshly started
 Apache prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU
@@ -8,8 +8,10 @@ to 0.71 ms at -c 1), while two slices' rates could agree; the C++ models were wi
 first slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C: a siege
 crowd sleeps between requests and never has more in flight) until the server's process count did not
 grow over the last slice, that slice's requests/s is within STEADY of the slice before it and its
-CPU per request not lower by more than WARMING (or its rate within STEADY of the same run's in an
-earlier round, on a server that is already warm), with at most MAX_S seconds of slices. At -c 200
+CPU per request not lower by more than WARMING, with at most MAX_S seconds of slices. A lead-in
+is the same with shorter slices (LEAD_S worth of requests), at most LEAD_MAX_S seconds of them,
+which ends once the CPU per request is not dearer than at the run before at that point, or has
+stopped falling. At -c 200
 slices alone bring Apache to its size only by chance (150 children after 13 slices once, 35 to 132
 processes in 15 s another time: a pause between slices resets prefork's forking), so a slice over
 which the server forked is followed by unbroken load, of requests that hold a worker without its
@@ -30,6 +32,15 @@ from modelbench.engine import processes
 SLICE_S = 1
 MAX_S = 15
 MAX_C = 200
+# A lead-in before a run whose point the server was measured at before: slices of LEAD_S worth of
+# requests at the rate of that run, until the CPU per request is not dearer than that run's by more
+# than WARMING, or has stopped falling, at most LEAD_MAX_S of them (forking aside, as in a
+# warm-up). Between
+# two of its runs a server sat idle while the others of its block ran, and Node.js cools while it
+# waits: after 40 s idle its first one-second slice cost 0.95 ms of CPU per request and the next
+# 0.74 (docs/experiments.md, "How every run is made").
+LEAD_S = 0.5
+LEAD_MAX_S = 5
 # Two one-second slices of a C++ model, which has nothing to warm, differed (2026-12-04, 125 pairs)
 # in requests/s by 3.9 % in half the pairs and at most 10.9 % in nine of ten; in CPU per request,
 # counted in 10-ms ticks, by 3.7 % and 16 %, either way. A server still warming gets cheaper: a
@@ -69,6 +80,15 @@ class Slice:
     cpu_ms_per_request: float = None  # the server's, over the slice (None: remote, or unknown)
 
 
+def measured_slice(figures):
+    """A measured run's figures as a Slice: the reference of the lead-in before the next run at
+    its point."""
+    complete = figures.get("complete")
+    cpu = figures.get("server_cpu_s")
+    return Slice(figures["requests_per_s"], figures.get("server_peak_processes") or 0,
+                 1000 * cpu / complete if cpu is not None and complete else None)
+
+
 @dataclass
 class WarmUp:
     """What a warm-up did (it ends steady, or at its time limit)."""
@@ -79,10 +99,12 @@ class WarmUp:
     steady: bool = False
     growing_s: float = 0.0  # of unbroken load while the server forked (grow)
     processes_after: int = 0
+    slice_seconds: float = 0.0  # of slices, as they were meant to last
+    lead_in: bool = False  # before a run at a point the server was measured at before
 
     @property
     def seconds(self):
-        return round(len(self.slices) * SLICE_S + self.growing_s, 1)
+        return round(self.slice_seconds + self.growing_s, 1)
 
     @property
     def rate(self):
@@ -109,8 +131,10 @@ def process_count(target):
     return len(processes.tree(target.pid)) if target.local else 0
 
 
-def ab_for(target, path, concurrency, keepalive, seconds):
-    command = ["ab", "-r", "-q", "-c", str(concurrency), "-t", f"{seconds:g}", "-n", "10000000"]
+def ab_for(target, path, concurrency, keepalive, seconds, requests=None):
+    """ab for whole seconds, or for a number of requests (within seconds)."""
+    command = ["ab", "-r", "-q", "-c", str(concurrency), "-t", f"{math.ceil(seconds):g}", "-n",
+               str(requests or 10000000)]
     return command + (["-k"] if keepalive else []) + [target.url(path)]
 
 
@@ -119,14 +143,16 @@ def cpu_meter(target):
     return processes.ProcessTree(target.pid) if target.local else None
 
 
-def one_slice(target, path, concurrency, keepalive, meter):
-    """ab for SLICE_S at the concurrency: its requests/s (0.0 when it answered nothing) and the
-    server's CPU ms per request over it (None without a meter)."""
+def one_slice(target, path, concurrency, keepalive, meter, requests=None):
+    """ab for SLICE_S (or for `requests`, within a few times SLICE_S) at the concurrency: its
+    requests/s (0.0 when it answered nothing) and the server's CPU ms per request over it (None
+    without a meter)."""
     if meter:
         meter.sample()
         before = meter.cpu_seconds
-    result = subprocess.run(ab_for(target, path, concurrency, keepalive, SLICE_S),
-                            capture_output=True, text=True, timeout=SLICE_S + 60)
+    seconds = SLICE_S if requests is None else 5 * SLICE_S
+    result = subprocess.run(ab_for(target, path, concurrency, keepalive, seconds, requests),
+                            capture_output=True, text=True, timeout=seconds + 60)
     rate, complete = RATE.search(result.stdout), COMPLETE.search(result.stdout)
     if not (rate and complete and int(complete.group(1))):
         return 0.0, None
@@ -140,13 +166,33 @@ def agrees(figure, reference):
     return bool(reference) and abs(figure / reference - 1) <= STEADY
 
 
+def not_dearer(now, before):
+    """now's CPU per request not above before's by more than WARMING (or either unknown)."""
+    return (now.cpu_ms_per_request is None or before.cpu_ms_per_request is None or
+            now.cpu_ms_per_request <= (1 + WARMING) * before.cpu_ms_per_request)
+
+
+def led_in(now, before, reference):
+    """A lead-in slice that shows the server as warm as at its run before at this point: its CPU
+    per request not dearer than that run's by more than WARMING (a cooled Node.js at -c 1
+    answers at the rate it had, at a higher cost), or no longer falling from the slice before
+    (the host got slower since, and every request costs more). Its rate is not asked for: the
+    host's speed moves it, and the run measures it."""
+    return not_dearer(now, reference) or (before is not None and not_cheaper(now, before))
+
+
+def not_cheaper(now, before):
+    """now's CPU per request not below before's by more than WARMING (or either unknown)."""
+    return (now.cpu_ms_per_request is None or before.cpu_ms_per_request is None or
+            now.cpu_ms_per_request >= (1 - WARMING) * before.cpu_ms_per_request)
+
+
 def settled(now, before):
     """A slice agrees with the one before on a server of the same size: its requests/s, and its
     CPU per request, where both are known, did not fall by more than WARMING (Node.js at -c 20
     went 1,279 to 1,406 req/s while its CPU per request fell 0.84 to 0.71 ms)."""
     return (before is not None and agrees(now.requests_per_s, before.requests_per_s) and
-            (now.cpu_ms_per_request is None or before.cpu_ms_per_request is None or
-             now.cpu_ms_per_request >= (1 - WARMING) * before.cpu_ms_per_request))
+            not_cheaper(now, before))
 
 
 def grew(now, peak):
@@ -188,18 +234,21 @@ def grow(target, concurrency, keepalive, seconds):
     return now, time.monotonic() - started
 
 
-def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s=MAX_S):
-    """Warms the server up for a run of `concurrency` clients on path; earlier_rate: the same
-    run's measured requests/s in an earlier round, if any. Returns the WarmUp."""
+def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MAX_S):
+    """Warms the server up for a run of `concurrency` clients on path, or leads in before one
+    when reference (a Slice: the run before at that point) is given. Returns the WarmUp."""
     c = min(concurrency, MAX_C)
-    warm = WarmUp(c, process_count(target))
+    warm = WarmUp(c, process_count(target), lead_in=reference is not None)
     peak = warm.processes_after = warm.processes_before
     meter = cpu_meter(target)
+    requests = None if reference is None else \
+        max(2 * c, int(reference.requests_per_s * LEAD_S))
     previous = None  # the slice before, on a server of the same size
-    while len(warm.slices) * SLICE_S < max_s:
-        rate, cpu_ms = one_slice(target, path, c, keepalive, meter)
+    while warm.slice_seconds < max_s:
+        rate, cpu_ms = one_slice(target, path, c, keepalive, meter, requests)
         now = process_count(target)
         warm.slices.append(Slice(rate, now, cpu_ms))
+        warm.slice_seconds += SLICE_S if requests is None else LEAD_S
         warm.processes_after = now
         forked, peak = grew(now, peak) and short_of(peak, c), max(peak, now)
         if forked and warm.growing_s < max_s:
@@ -207,8 +256,8 @@ def warm_up(target, path, concurrency, keepalive=False, earlier_rate=None, max_s
             warm.growing_s += took
             warm.processes_after, peak, previous = grown, max(peak, grown), None
             continue
-        if not forked and rate and (settled(warm.slices[-1], previous) or
-                                    agrees(rate, earlier_rate)):
+        if not forked and rate and (settled(warm.slices[-1], previous) if reference is None
+                                    else led_in(warm.slices[-1], previous, reference)):
             warm.steady = True
             break
         previous = warm.slices[-1]

@@ -20,16 +20,21 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from modelbench import systems
+from modelbench.engine.plan import Part
 from modelbench.report.runtable import table_notes
-from modelbench.report.summary import spread_json
+from modelbench.report.summary import interval_json
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side, Spread
+from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side
 from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
-# Rounds of every run, each experiment's unless it says otherwise. A smoke run checks the
-# machinery, not the figures.
-ROUNDS = {"smoke": 1, "default": 2, "standard": 3, "full": 3}
+# The blocks of every part, each experiment's unless it says otherwise, and at most how many more
+# a comparison still undecided gets (BLOCKS at a time, while the run's time allows): with four,
+# an interval is Student's t of the logarithms; a comparison that more blocks take to nine or
+# more is judged by the sign test (report.statistics; docs/experiments.md, "How the claims are
+# judged", says how these were chosen). A smoke run checks the machinery, not the figures.
+BLOCKS = {"smoke": 1, "default": 4, "standard": 9, "full": 9}
+MORE = {"smoke": 0, "default": 8, "standard": 9, "full": 0}
 # Each side's two systems a claim compares: the one that a worker per connection serves (the
 # blocking side), the one that one event loop serves (the async side).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
@@ -83,15 +88,10 @@ class Context:
                 for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
 
-def rounds(size):
-    return ROUNDS[size]
-
-
-def cpu_ratio(results, numerator, denominator):
-    """The Spread of numerator's server CPU per request over denominator's, round by round."""
-    a, b = (dict(zip(results.rounds(x), results.per_request_ms_values(x, "server")))
-            for x in (numerator, denominator))
-    return Spread.of([a[r] / b[r] for r in a if b.get(r)])
+def part(ctx, groups, blocks=None, more=None):
+    """A Part of these groups with the size's blocks and more (or the experiment's own: a dict
+    by size)."""
+    return Part(groups, (blocks or BLOCKS)[ctx.size], (more or MORE)[ctx.size])
 
 
 def causes(*parts):
@@ -189,7 +189,7 @@ def ms(value, digits=2):
 
 
 def cpu_per_request(r, base):
-    """'server X ms, mariadbd Y ms of CPU per request' of a run, medians over the rounds."""
+    """'server X ms, mariadbd Y ms of CPU per request' of a run, medians over the blocks."""
     return (f"server {ms(r.per_request_ms(base, 'server'))}, mariadbd "
             f"{ms(r.per_request_ms(base, 'db'))} of CPU per request")
 
@@ -203,6 +203,7 @@ def machine_split(r, base):
 
 
 def figures(results, name_base_pairs, key, digits=3):
-    """{name: {median, low, high, runs}} of each measured base's figure: summary.json's headline."""
-    spreads = ((name, results.spread(base, key)) for name, base in name_base_pairs)
-    return {name: spread_json(spread, digits) for name, spread in spreads if spread is not None}
+    """{name: interval_json} of each measured base's figure: summary.json's headline."""
+    intervals = ((name, results.interval(base, key)) for name, base in name_base_pairs)
+    return {name: interval_json(interval, digits) for name, interval in intervals
+            if interval is not None}

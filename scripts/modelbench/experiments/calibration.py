@@ -3,14 +3,16 @@ system it stands for spends on this machine — blocking against Apache+PHP, asy
 against Node.js — and the models run with it beside the native models and the real systems in E1a
 and E1b.
 
-It needs no runs of its own: E1b measured every real system and every native model, warm, at -c 1,
-20 and 200, and the server's CPU per request (its process tree, /proc) of each. A model's cost at a
-concurrency is what it lacks there: the real system's CPU per request less the native model's. One
-cost per model, the median of the three (docs/experiments.md says why one and not one per
-concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that serves each
-page, so that it adds itself to the model's CPU per request and is a point on E5's axis. The
-calibrated models then run E1b and E1a; the report holds them to their real system within ±25 % on
-requests/s and on CPU per request at every concurrency, and names the measured cause of every miss.
+It needs no runs of its own: E1b's block 1 measured every real system and every native model,
+warm, at -c 1, 20 and 200, and the server's CPU per request (its process tree, /proc) of each. A
+model's cost at a concurrency is what it lacks there: the real system's CPU per request less the
+native model's. One cost per model, the median of the three (docs/experiments.md says why one and
+not one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
+serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
+axis. The calibrated models then join E1b's blocks from block 2, beside their real systems, and
+E1a's; the report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on
+CPU per request at every concurrency, block by block, and names the measured cause of every miss.
+This module plans no runs: E1b and E1a give the calibrated models their groups.
 """
 
 import json
@@ -20,20 +22,19 @@ from dataclasses import replace
 from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
-from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, cpu_ratio,
-                                         machine_split, nothing, rounds)
-from modelbench.engine.plan import Part
+from modelbench.experiments.base import CLUSTERS, SIDES, cpu_per_request, machine_split, nothing
 from modelbench.report.document import read_json
 from modelbench.report.results import Results, load_runs
+from modelbench.report.statistics import median
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, median, ratio,
-                                        within)
+from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
+                                        Side, interval_text, within)
 
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
 IN_DEFAULT = True
 FILE = "calibration.json"
-MATCH_LOW, MATCH_HIGH = 0.75, 1.25
+MATCH_LOW, MATCH_HIGH = 0.8, 1.25
 
 
 def lacks(results, model, real):
@@ -77,15 +78,7 @@ def read(directory):
 
 
 def plan(ctx):
-    """E1b's runs, then E1a's loops (of the single-worker ones), of the calibrated models; the
-    calibrated cluster in the longer sizes only: the default's ten minutes have no room for it."""
-    servers = ctx.calibrated_servers(clusters=ctx.size != "default")
-    return [Part([experiment.group(ctx, s, ctx.calibration(s.system.name)) for s in chosen],
-                 count)
-            for experiment, chosen, count in (
-                (e1b, servers, rounds(ctx.size)),
-                (e1a, [s for s in servers if not s.cluster], e1a.ROUNDS[ctx.size]))
-            if servers]
+    return []
 
 
 def marks(directory):
@@ -98,21 +91,25 @@ def marks(directory):
 
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
-    E1 claims judge the calibrated models on their 'model' side by the same criteria."""
-    # The native models that have a calibrated variant among the results.
-    natives = {run["server"].removesuffix("-cal") for run in results.runs.values()
-               if run.get("calibrated")}
-    runs = {}
+    E1 claims judge the calibrated models on their 'model' side by the same criteria; and {base
+    in them: the calibrated run's own base}."""
+    runs, own = {}, {}
     for run_id, run in results.runs.items():
         server = run.get("server")
-        if server in natives:
-            continue
+        if is_model(run) and not run.get("calibrated"):
+            continue  # a native model; one without a calibrated variant has no stand-in
         if run.get("calibrated"):
             native = server.removesuffix("-cal")
+            calibrated_base = run.get("base", run_id)
             run = dict(run, server=native, id=run_id.replace(f"-{server}-", f"-{native}-"),
-                       base=run.get("base", run_id).replace(f"-{server}", f"-{native}"))
+                       base=calibrated_base.replace(f"-{server}", f"-{native}"))
+            own[run["base"]] = calibrated_base
         runs[run["id"]] = run
-    return Results(results.directory, runs)
+    return Results(results.directory, runs), own
+
+
+def is_model(run):
+    return run.get("system") in systems.names() and not systems.get(run["system"]).real
 
 
 def calibrated(results):
@@ -123,8 +120,16 @@ def claims(results):
     """The E1 claims judged for the calibrated models (their real side is the native run's)."""
     if not calibrated(results):
         return []
-    swapped = calibrated_results(results)
-    return [no_surer(replace(claim, key=f"{claim.key} (calibrated)"))
+    swapped, own = calibrated_results(results)
+
+    def rebased(side):
+        if side.verdict == NOT_MEASURED:
+            # A model it needs has no calibrated variant here: the default calibrates no cluster.
+            return Side("no calibrated variant of a model it compares in this run (the default "
+                        "calibrates no cluster: --standard does)", NOT_MEASURED)
+        return replace(side, bases=tuple(own.get(b, b) for b in side.bases))
+    return [no_surer(replace(claim, key=f"{claim.key} (calibrated)", real=rebased(claim.real),
+                             model=rebased(claim.model)))
             for claim in e1a.claims(swapped) + e1b.claims(swapped)
             if "mysql-native" not in claim.key]  # of the real systems only
 
@@ -135,24 +140,27 @@ def no_surer(claim):
     if claim.real.verdict != INCONCLUSIVE or \
             claim.model.verdict not in (REPRODUCED, NOT_REPRODUCED):
         return claim
-    return replace(claim, model=replace(claim.model, verdict=INCONCLUSIVE, cause="", evidence=(
-        f"{claim.model.evidence}; {claim.model.verdict} on its own, as its real side")))
+    # More blocks of its own would not decide it: its real side's may (they are that claim's).
+    return replace(claim, model=replace(claim.model, verdict=INCONCLUSIVE, cause="", bases=(),
+                                        evidence=f"{claim.model.evidence}; {claim.model.verdict} "
+                                        "on its own, as its real side"))
 
 
 def match(results, m, r, key):
-    """(the calibrated model's figure, the real system's, their ratio as a Spread, not widened:
-    ±25 % is its tolerance) of one target (m, r: their E1b bases); key None: server CPU/request."""
+    """(the calibrated model's figure, the real system's, their ratio block by block, an
+    Interval) of one target (m, r: their E1b bases); key None: server CPU per request."""
     if key:
-        return results.figure(m, key), results.figure(r, key), results.paired([m, r], key, ratio)
+        return results.figure(m, key), results.figure(r, key), results.ratio([m, r], key)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
-            cpu_ratio(results, m, r))
+            results.per_request_ratio([m, r]))
 
 
 TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
 
 
-def targets(results):
-    """[(target, measured, verdict, cause)] of every calibrated model at every concurrency."""
+def target_list(results):
+    """[(target, m, r, ratio, verdict, cause, bases)] of every calibrated model at every
+    concurrency."""
     rows = []
     for model, real in [*zip(SIDES["model"], SIDES["real"]),
                         (CLUSTERS["model"][1], CLUSTERS["real"][1])]:
@@ -162,17 +170,29 @@ def targets(results):
                                   ("server CPU per request (ms)", None, 3)):
             for c in e1b.CONCURRENCIES:
                 mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
-                m, r, spread = match(results, mb, rb, key)
-                verdict = within(spread, MATCH_LOW, MATCH_HIGH)
+                m, r, interval = match(results, mb, rb, key)
+                verdict = within(interval, MATCH_LOW, MATCH_HIGH)
                 cause = "" if verdict not in (NOT_REPRODUCED, INCONCLUSIVE) else (
                     f"{model} calibrated: {cpu_per_request(results, mb)}, "
                     f"{machine_split(results, mb)}; {real}: {cpu_per_request(results, rb)}, "
                     f"{machine_split(results, rb)}")
                 rows.append((f"{model} calibrated within ±25 % of {real}: {what}, -c {c}",
                              f"{fmt(m, digits)} vs {fmt(r, digits)}: "
-                             f"{'–' if spread is None else spread.text(2, prefix='×')}",
-                             TARGET_WORDS.get(verdict, verdict), cause))
+                             f"{interval_text(interval, prefix='×')}", verdict, cause, (mb, rb)))
     return rows
+
+
+def targets(results):
+    """[(target, measured, verdict, cause)] for the report's table."""
+    return [(name, measured, TARGET_WORDS.get(verdict, verdict), cause)
+            for name, measured, verdict, cause, _ in target_list(results)]
+
+
+def undecided(results):
+    """The targets whose interval straddles a bound (the calibrated claims are claims), ranked
+    after the claims for more blocks."""
+    return [(name, bases, 1) for name, _, verdict, _, bases in target_list(results)
+            if verdict == INCONCLUSIVE]
 
 
 def section(results):
@@ -185,15 +205,17 @@ def section(results):
     return "\n".join([
         f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
-        "per /html request in E1b less the native model's (warm servers, medians over the "
-        "rounds). One cost per model, the median of the three, burnt as CPU on the thread that "
-        "serves each page (`--cpu-per-request-us`, a point on E5's axis); the async cluster "
-        "takes async's. The calibrated models then ran E1b and E1a (their columns *calibrated*).",
+        "per /html request in E1b's block 1 less the native model's (warm servers). One cost per "
+        "model, the median of the three, burnt as CPU on the thread that serves each page "
+        "(`--cpu-per-request-us`, a point on E5's axis); the async cluster takes async's. The "
+        "calibrated models then joined E1b's blocks from block 2, and E1a's (their columns "
+        "*calibrated*).",
         "",
         table(["model ↔ real system"] + [f"lacks at -c {c} (ms)" for c in e1b.CONCURRENCIES]
               + ["chosen cost"], rows), "",
-        "Each calibrated model against its real system, round by round (**inconclusive**: the "
-        "rounds fall on both sides of a bound); a miss names what was measured on both sides:", "",
+        "Each calibrated model against its real system, block by block, the ratio's 95 % interval "
+        "against ×0.8–×1.25 (**inconclusive**: the interval straddles a bound); a miss names "
+        "what was measured on both sides:", "",
         table(["target", "measured", "verdict", "measured cause"],
               [list(t) for t in targets(results)]), "",
     ])

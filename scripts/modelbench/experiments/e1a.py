@@ -4,20 +4,19 @@ pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with mysql 9
 
 import re
 
-from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (SIDES, figures, keys_with, ms, not_runnable, nothing,
-                                         server_order)
-from modelbench.report.runtable import pair_derived_row, pair_row
-from modelbench.report.tables import fmt, range_cell, table
-from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, at_most, median, ratio_side,
-                                        spread_text, within)
+                                         part, server_order)
+from modelbench.report.runtable import pair_cpu_row, pair_row
+from modelbench.report.statistics import median
+from modelbench.report.tables import fmt, interval_cell, table
+from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, at_most, interval_text,
+                                        ratio_side, within)
 
 KEY = "E1a"
 TITLE = "E1a — the /html workload in one process, no HTTP"
 IN_DEFAULT = True
 ITERATIONS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
-# Its runs take a second each; its ratio, near a bound, flipped between two runs of two rounds.
-ROUNDS = {"smoke": 1, "default": 3, "standard": 5, "full": 5}
 SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
 # Node.js with the mysql driver, the one the real peer runs, took 9.771 s to PHP's 7.410 s;
 # "about the same" around that ratio.
@@ -36,9 +35,13 @@ def group(ctx, server, flags=(), optional=False):
 
 
 def plan(ctx):
+    """Each block runs every system's loop once, in a random order; the calibrated models' loops
+    too, with the cost E1b's block 1 chose (E1b runs first)."""
     native = ctx.mysql_native()
-    return [Part([group(ctx, s, optional=s in native)
-                  for s in ctx.servers(needs="standalone") + native], ROUNDS[ctx.size])]
+    calibrated = [group(ctx, s, ctx.calibration(s.system.name))
+                  for s in ctx.calibrated_servers()]
+    return [part(ctx, [group(ctx, s, optional=s in native)
+                       for s in ctx.servers(needs="standalone") + native] + calibrated)]
 
 
 def section(results):
@@ -49,13 +52,14 @@ def section(results):
 
     def per_iteration_ms(b):
         return fmt(median([1000 * (f["user_s"] + f["sys_s"]) / f["iterations"]
-                           for f in (run["figures"] for run in results.rounds(b).values())]), 3)
+                           for f in (run["figures"] for run in results.blocks(b).values())]), 3)
 
     rows = [[label] + [fmt(results.figure(b, key), 3, suffix=" s") for b in bases]
             for label, key in (("real", "real_s"), ("user", "user_s"), ("sys", "sys_s"))]
     rows += [
-        ["real, range over the rounds (s)"] +
-        [range_cell(results.spread(b, "real_s"), 3) for b in bases],
+        ["real (s) [95 % interval]"] +
+        [interval_cell(results.interval(b, "real_s"), 3) for b in bases],
+        ["blocks"] + [str(len(results.blocks(b))) for b in bases],
         ["iterations/s"] + [fmt(results.figure(b, "iterations_per_s"), 1) for b in bases],
         ["own CPU per iteration (ms)"] + [per_iteration_ms(b) for b in bases],
         ["CPU mariadbd per iteration (ms)"] + [fmt(results.per_request_ms(b, "db"), 3)
@@ -75,7 +79,9 @@ def section(results):
         f"## {TITLE}", "",
         f"The /html workload (two queries, both tables rendered) {n:.0f} times in one process, "
         "timed like `time`: real from the start to the exit, user and sys from the process's "
-        "rusage. PHP opens a new connection per iteration, as the page does; Node.js fires "
+        "rusage; every block runs each loop once, in a random order, and the figures are "
+        "medians over the blocks. PHP opens a new connection per iteration, as the page does; "
+        "Node.js fires "
         "each iteration's two queries at once on its pool; the models do as their servers. "
         f"Commands (paths shortened): {commands}.", "",
         table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
@@ -84,7 +90,7 @@ def section(results):
 
 
 def own_ms(r, b, n):
-    """Own CPU (user and sys, medians over the rounds) per iteration, in ms, of n iterations."""
+    """Own CPU (user and sys, medians over the blocks) per iteration, in ms, of n iterations."""
     return 1000 * (r.figure(b, "user_s") + r.figure(b, "sys_s")) / n
 
 
@@ -104,11 +110,11 @@ def claims(results):
             return (f"the {slower} side is slower: {split(b, blocking_like)}; "
                     f"{split(a, async_like)}.")
         return ratio_side(
-            results, a, b, "real_s", lambda spread: within(spread, LOW, HIGH),
-            lambda spread: f"real: {blocking_like} "
-            f"{spread_text(results.spread(b, 'real_s'), 3, suffix=' s')}, {async_like} "
-            f"{spread_text(results.spread(a, 'real_s'), 3, suffix=' s')}; "
-            f"{async_like} ÷ {blocking_like} {spread_text(spread, prefix='×')}", cause)
+            results, a, b, "real_s", lambda interval: within(interval, LOW, HIGH),
+            lambda interval: f"real time, {async_like} ÷ {blocking_like} within each block "
+            f"{interval_text(interval, prefix='×')} (medians "
+            f"{fmt(results.figure(b, 'real_s'), 3)} s and "
+            f"{fmt(results.figure(a, 'real_s'), 3)} s)", cause)
 
     if not any(results.has(base(k)) for k in SIDES["real"] + SIDES["model"]):
         return []
@@ -127,10 +133,11 @@ def driver_claim(r):
     def own(b):
         return f"own CPU {own_ms(r, b, r.figure(b, 'iterations') or 1):.2f} ms per iteration"
     real = not_runnable(r, native) or ratio_side(
-        r, native, mysql, "real_s", lambda spread: at_most(spread, 0.9),
-        lambda spread: f"real: node with mysql {spread_text(r.spread(mysql, 'real_s'), 3)} s, "
-        f"with mysql-native {spread_text(r.spread(native, 'real_s'), 3)} s; "
-        f"×{spread.median:.2f}", lambda: f"mysql-native: {own(native)}; mysql: {own(mysql)}.")
+        r, native, mysql, "real_s", lambda interval: at_most(interval, 0.9),
+        lambda interval: f"real time with mysql-native ÷ with mysql within each block "
+        f"{interval_text(interval, prefix='×')} (medians {fmt(r.figure(native, 'real_s'), 3)} s "
+        f"and {fmt(r.figure(mysql, 'real_s'), 3)} s)",
+        lambda: f"mysql-native: {own(native)}; mysql: {own(mysql)}.")
     return Claim("E1a mysql-native",
                  "Node.js with mysql-native runs the workload faster than with mysql (E1a: "
                  "7.533 s vs 9.771 s real)",
@@ -148,6 +155,5 @@ def headline(results):
 
 def pair_rows(results, model, real):
     return (pair_row(results, "E1a real time (s)", base(model), base(real), "real_s", 3) +
-            pair_derived_row(results, "E1a mariadbd CPU per iteration (ms)",
-                             results.per_request_ms_values(base(model), "db"),
-                             results.per_request_ms_values(base(real), "db"), 3))
+            pair_cpu_row(results, "E1a mariadbd CPU per iteration (ms)", base(model), base(real),
+                         "db"))

@@ -1,27 +1,33 @@
 """E1b: /html under ab at -c 1, 20 and 200 on every system and the cluster variants (the
-follow-up the post proposed: Node.js with node:cluster, the async model with a worker per core).
-Each server stays up across its rounds and is warmed up at each concurrency before it is
-measured: the posts measured servers that had been running. The post (four cores, 2011):
-PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200, Node.js 119 and 114."""
+follow-up the post proposed: Node.js with node:cluster, the async model with a worker per core),
+and the calibrated models once block 1 has given them their cost: the models in one part, the
+real systems and the calibrated models in another. Every server of a part is up for the whole
+part, and its blocks run every server at each concurrency in turn, short runs seconds apart, the
+concurrencies' order reversed every other block: a ratio between two servers, or between two
+concurrencies of one, is taken within a block. Each server is warmed up at a
+concurrency before its first run there and led in before the others: the posts measured servers
+that had been running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at -c 20 and
+-c 200, Node.js 119 and 114."""
 
-from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
-                                         keys_with, machine_split, ms, not_runnable, rounds,
+                                         keys_with, machine_split, ms, not_runnable, part,
                                          run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
-from modelbench.report.runtable import load_rows, pair_derived_row, pair_row
+from modelbench.report.runtable import load_rows, pair_cpu_row, pair_derived_row, pair_row
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
-                                        judged, needs, ratio, ratio_side, spread_text, within)
+                                        interval_text, judged, needs, ratio_side, within)
 
 KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
 IN_DEFAULT = True
 CONCURRENCIES = (1, 20, 200)
-# A measured run lasts this long (ab -t); rounds of one point agree within ±10 % from 2 s on
-# (docs/experiments.md, "How every run is made").
-SECONDS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
+# A measured run lasts this long (ab's -n from its lead-in's rate; why: docs/experiments.md, "How
+# the claims are judged"); the calibrated models join at block 2, so a smoke run has two.
+SECONDS = {"smoke": 1, "default": 1, "standard": 2, "full": 5}
+BLOCKS = {"smoke": 2, "default": 4, "standard": 9, "full": 9}
 # The post's counts (-n 2000 at -c 20, -n 20000 at -c 200; -c 1 not given): --posts-counts and
 # --full.
 POSTS_N = {1: 1000, 20: 2000, 200: 20000}
@@ -49,16 +55,25 @@ def concurrencies(ctx, server):
     return CONCURRENCIES[1:] if server.cluster and ctx.size == "default" else CONCURRENCIES
 
 
-def group(ctx, server, flags=(), optional=False):
+def group(ctx, server, flags=(), optional=False, joins=1):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
                       server, load(ctx, c), flags=flags, optional=optional)
-                  for c in concurrencies(ctx, server)])
+                  for c in concurrencies(ctx, server)], joins=joins)
 
 
 def plan(ctx):
-    groups = [group(ctx, s) for s in ctx.servers(clusters=True, needs="/html")]
-    groups += [group(ctx, s, optional=True) for s in ctx.mysql_native()]
-    return [Part(groups, rounds(ctx.size))]
+    """Two parts, so that a block is short and the runs a claim compares are close in time: the
+    models (the claims' model side), then the real systems with the calibrated models beside
+    them from block 2 (their cost is the real systems' CPU per request in block 1 less the
+    native models': experiments.calibration), the calibrated cluster beyond the default only:
+    the default's ten minutes have no room for it."""
+    servers = ctx.servers(clusters=True, needs="/html")
+    models = [group(ctx, s) for s in servers if not s.real]
+    real = [group(ctx, s) for s in servers if s.real]
+    real += [group(ctx, s, optional=True) for s in ctx.mysql_native()]
+    real += [group(ctx, s, ctx.calibration(s.system.name), joins=2)
+             for s in ctx.calibrated_servers(clusters=ctx.size != "default")]
+    return [part(ctx, groups, BLOCKS) for groups in (models, real) if groups]
 
 
 def keys(results):
@@ -83,9 +98,12 @@ def section(results):
     return "\n".join([
         f"## {TITLE}", "",
         f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
-        "server, each real system beside the model that stands for it, every server warmed up "
-        "at the run's concurrency first (the warm-up under each table: its seconds and the "
-        "server's processes before and after). The cluster columns are the follow-up the post "
+        "server, each real system beside the model that stands for it, all of them up at once "
+        "and run in blocks: each block runs every server at -c 1, 20 and 200 in turn, the "
+        "servers of a concurrency in a random order, seconds apart; every server warmed up at a "
+        "concurrency before its first run there and led in before the others (section Warm-ups). "
+        "Figures are medians over the blocks; the interval of the rate is the 95 % interval of "
+        "its blocks. The cluster columns are the follow-up the post "
         "proposed: Node.js with `node:cluster` and the async model with `--workers 0`, one "
         f"worker per core ({results.cores} here).", "",
     ] + parts + [
@@ -101,15 +119,16 @@ def section(results):
 def cores_claim(r):
     def side(blocking_like, async_like):
         b, a = base(blocking_like, 200), base(async_like, 200)
-        spread_cpu, busy = (r.spread(b, key) for key in ("server_cpu_pct_core", "machine_busy_pct"))
-        single = r.spread(a, "server_cpu_pct_core")
+        spread_cpu, busy = (r.interval(b, key)
+                            for key in ("server_cpu_pct_core", "machine_busy_pct"))
+        single = r.interval(a, "server_cpu_pct_core")
         if None in (spread_cpu, busy, single):
             return needs(b, a)
         verdicts = {"spread": at_least(spread_cpu, SPREAD_CORE_PCT),
                     "busy": at_least(busy, BUSY_PCT), "single": at_most(single, ONE_CORE_PCT)}
-        evidence = (f"-c 200: {blocking_like} {spread_text(spread_cpu, 0, suffix=' %')} of one "
-                    f"core, machine {spread_text(busy, 0, suffix=' %')} busy; {async_like} "
-                    f"{spread_text(single, 0, suffix=' %')} of one core "
+        evidence = (f"-c 200: {blocking_like} {interval_text(spread_cpu, 0, suffix=' %')} of one "
+                    f"core, machine {interval_text(busy, 0, suffix=' %')} busy; {async_like} "
+                    f"{interval_text(single, 0, suffix=' %')} of one core "
                     f"({fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s))")
         return judged(evidence, all_of(*verdicts.values()), lambda: causes(
             (all_of(verdicts["spread"], verdicts["busy"]),
@@ -117,7 +136,7 @@ def cores_claim(r):
              f"{machine_split(r, b)}"),
             (verdicts["single"], f"{async_like} used more than one core: "
              f"{fmt(r.figure(a, 'server_peak_threads'), 0)} thread(s) in "
-             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")), spread_cpu)
+             f"{fmt(r.figure(a, 'server_peak_processes'), 0)} process(es)")), spread_cpu, (b, a))
 
     return Claim("E1b cores",
                  "The Apache+PHP side spreads over every core; one Node.js process uses at most "
@@ -133,22 +152,24 @@ def flat_claim(r, real, model, name):
         rate, growth = (r.ratio([high, low], key) for key in ("requests_per_s", "mean_ms"))
         if rate is None or growth is None:
             return needs(low, high)
-        evidence = (f"{fmt(r.figure(low, 'requests_per_s'))} → "
-                    f"{fmt(r.figure(high, 'requests_per_s'))} req/s "
-                    f"({spread_text(rate, prefix='×')}); mean {ms(r.figure(low, 'mean_ms'))} → "
-                    f"{ms(r.figure(high, 'mean_ms'))} ({spread_text(growth, 1, prefix='×')})")
+        evidence = (f"-c 200 ÷ -c 20 within each block: requests/s "
+                    f"{interval_text(rate, prefix='×')}, mean latency "
+                    f"{interval_text(growth, 1, prefix='×')} (medians "
+                    f"{fmt(r.figure(low, 'requests_per_s'))} → "
+                    f"{fmt(r.figure(high, 'requests_per_s'))} req/s, "
+                    f"{ms(r.figure(low, 'mean_ms'))} → {ms(r.figure(high, 'mean_ms'))})")
         verdict_rate = within(rate, FLAT_LOW, FLAT_HIGH)
         verdict_latency = at_least(growth, LATENCY_GROWTH)
         return judged(evidence, all_of(verdict_rate, verdict_latency), lambda: causes(
-            (verdict_rate, f"requests/s {'rose' if rate.median > 1 else 'fell'} "
-             f"×{rate.median:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
+            (verdict_rate, f"requests/s {'rose' if rate.estimate > 1 else 'fell'} "
+             f"×{rate.estimate:.2f}: at -c 20 {machine_split(r, low)}; at -c 200 "
              f"{machine_split(r, high)}; {cpu_per_request(r, low)} at -c 20, "
              f"{cpu_per_request(r, high)} at -c 200; {fmt(r.figure(high, 'failed'), 0)} "
              f"failed, longest {ms(r.figure(high, 'max_ms'), 0)}, "
              f"{fmt(r.figure(high, 'server_peak_processes'), 0)} process(es) and "
              f"{fmt(r.figure(high, 'server_peak_threads'), 0)} thread(s) at -c 200"),
-            (verdict_latency, f"mean latency grew only ×{growth.median:.1f} while the rate "
-             f"changed ×{rate.median:.2f}")), rate)
+            (verdict_latency, f"mean latency grew only ×{growth.estimate:.1f} while the rate "
+             f"changed ×{rate.estimate:.2f}")), rate, (low, high))
 
     return Claim(f"E1b flat: {name}",
                  f"Throughput stays roughly flat from -c 20 to -c 200 while mean latency grows — "
@@ -164,9 +185,10 @@ def cluster_claim(r):
         if not measured:
             return needs(base(single, 20), base(cluster, 20))
         evidence = "; ".join(
-            f"-c {c}: {fmt(r.figure(base(single, c), 'requests_per_s'))} → "
-            f"{fmt(r.figure(base(cluster, c), 'requests_per_s'))} req/s "
-            f"({spread_text(g, prefix='×')})" for c, g in measured.items())
+            f"-c {c}: cluster ÷ one worker within each block {interval_text(g, prefix='×')} "
+            f"(medians {fmt(r.figure(base(single, c), 'requests_per_s'))} → "
+            f"{fmt(r.figure(base(cluster, c), 'requests_per_s'))} req/s)"
+            for c, g in measured.items())
         verdicts = {c: at_least(g, CLUSTER_GAIN) for c, g in measured.items()}
 
         def cause():
@@ -178,7 +200,8 @@ def cluster_claim(r):
                         f"{machine_split(r, base(cluster, c))}")
             return causes(*((v, one(c)) for c, v in verdicts.items()))
         return judged(evidence, all_of(*verdicts.values()), cause,
-                      min(measured.values(), key=lambda g: g.median))
+                      min(measured.values(), key=lambda g: g.estimate),
+                      [base(x, c) for c in measured for x in (single, cluster)])
 
     return Claim("E1b cluster",
                  "Replicating the single event loop on every core multiplies its throughput "
@@ -191,10 +214,11 @@ def faster_claims(r):
     def side(blocking_like, async_like, threshold):
         b, a = base(blocking_like, 20), base(async_like, 20)
         return ratio_side(
-            r, b, a, "requests_per_s", lambda spread: at_least(spread, threshold),
-            lambda spread: f"-c 20: {blocking_like} {fmt(r.figure(b, 'requests_per_s'))}, "
-            f"{async_like} {fmt(r.figure(a, 'requests_per_s'))} req/s "
-            f"({spread_text(spread, prefix='×')})",
+            r, b, a, "requests_per_s", lambda interval: at_least(interval, threshold),
+            lambda interval: f"-c 20: {blocking_like} ÷ {async_like} within each block "
+            f"{interval_text(interval, prefix='×')} (medians "
+            f"{fmt(r.figure(b, 'requests_per_s'))} and {fmt(r.figure(a, 'requests_per_s'))} "
+            "req/s)",
             lambda: f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
             f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
 
@@ -214,10 +238,11 @@ def driver_claim(r):
     """mysql-native against mysql under ab, the real side only."""
     native, mysql = base("node-native", 20), base("node", 20)
     real = not_runnable(r, native) or ratio_side(
-        r, native, mysql, "requests_per_s", lambda spread: at_most(spread, 1.0),
-        lambda spread: f"-c 20: node with mysql {fmt(r.figure(mysql, 'requests_per_s'))}, with "
-        f"mysql-native {fmt(r.figure(native, 'requests_per_s'))} req/s "
-        f"({spread_text(spread, prefix='×')})",
+        r, native, mysql, "requests_per_s", lambda interval: at_most(interval, 1.0),
+        lambda interval: f"-c 20: with mysql-native ÷ with mysql within each block "
+        f"{interval_text(interval, prefix='×')} (medians "
+        f"{fmt(r.figure(native, 'requests_per_s'))} and {fmt(r.figure(mysql, 'requests_per_s'))} "
+        "req/s)",
         lambda: f"mysql-native: {cpu_per_request(r, native)}; mysql: {cpu_per_request(r, mysql)}.")
     return Claim("E1b mysql-native",
                  "Under ab, Node.js with mysql-native is slower still than with mysql (E1b)",
@@ -265,18 +290,15 @@ def headline(results):
 def pair_rows(results, model, real):
     rows = [row for c in CONCURRENCIES for row in pair_row(
         results, f"/html requests/s, -c {c}", base(model, c), base(real, c), "requests_per_s")]
-
-    def shape(server, low, high):
-        return results.per_round([base(server, high), base(server, low)], "requests_per_s", ratio)
     for low, high in zip(CONCURRENCIES, CONCURRENCIES[1:]):
-        rows += pair_derived_row(results, f"shape: requests/s -c {high} ÷ -c {low}",
-                                 shape(model, low, high), shape(real, low, high), 2)
+        rows += pair_derived_row(
+            f"shape: requests/s -c {high} ÷ -c {low}",
+            *(results.ratio([base(x, high), base(x, low)], "requests_per_s")
+              for x in (model, real)), 2)
     for c in CONCURRENCIES:
         for who, name in (("server", "server"), ("db", "mariadbd")):
-            rows += pair_derived_row(results, f"{name} CPU per /html request, -c {c} (ms)",
-                                     results.per_request_ms_values(base(model, c), who),
-                                     results.per_request_ms_values(base(real, c), who), 3)
+            rows += pair_cpu_row(results, f"{name} CPU per /html request, -c {c} (ms)",
+                                 base(model, c), base(real, c), who)
     for key, name in (("server_peak_threads", "threads"), ("server_peak_processes", "processes")):
         rows += pair_row(results, f"peak {name}, -c 200", base(model, 200), base(real, 200), key, 0)
     return rows
-

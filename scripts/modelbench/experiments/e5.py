@@ -8,19 +8,21 @@ second's worth of costs per second; the blocking model spends it on many threads
 and the cluster on a loop per core. Where the blocking model overtakes the single loop, and where
 the cluster stops keeping up with the blocking model, are read from the measured points: the cost at
 which the blocking model's requests/s over the other's reaches ×1, taken at each cost as the median
-over the rounds of the ratio within a round, its logarithm interpolated linearly between the two
-measured costs around it (so that it falls where the lines cross on the plot's log scale)."""
+over the blocks of the ratio within a block, its logarithm interpolated linearly between the two
+measured costs around it (so that it falls where the lines cross on the plot's log scale). A part
+per cost: its four servers are up together and compared in blocks."""
 
 import math
 import os
 import re
 
-from modelbench.engine.plan import Group, Load, Part, Run
+from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import nothing, rounds
+from modelbench.experiments.base import nothing, part
 from modelbench.report.plots import Line, Panel, Plot
-from modelbench.report.tables import fmt, ratio_cell, table
-from modelbench.report.verdicts import Spread, median, ratio
+from modelbench.report.statistics import median
+from modelbench.report.tables import fmt, interval_cell, table
+from modelbench.report.verdicts import ratio
 
 KEY = "E5"
 TITLE = "E5 — the crossover: requests/s against the CPU each request costs"
@@ -39,6 +41,9 @@ SIZES = {"smoke": {"costs_us": (0, 1000), "concurrencies": (20,), "seconds": 1},
          "full": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 5}}
 # Each crossover: what it is, its label on the plot, the server the blocking model is compared
 # with, and what it means that the crossover is not within the sweep.
+# No verdict reads the crossover: its blocks are planned, none added.
+BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
+NO_MORE = {size: 0 for size in BLOCKS}
 CROSSOVERS = {"overtake": ("the blocking model overtakes the single event loop",
                            "blocking overtakes async", "async", "the single event loop ahead"),
               "cluster": ("the async cluster stops keeping up with the blocking model",
@@ -50,15 +55,16 @@ COLORS = {"blocking": "#c0392b", "blocking-prefork": "#c0392b", "async": "#2471a
 def plan(ctx):
     size = SIZES[ctx.size]
     loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in size["concurrencies"]]
-    groups = []
-    for key, system, cluster, own in SERVERS:
-        if ctx.has(system):
-            server = ctx.server(system, cluster=cluster, own_flags=own, key=key)
-            groups += [Group([Run(base(key, load.c, u), f"E5 {key} --cpu-per-request-us {u}: "
-                                  f"{load.text()}", KEY, server, load,
-                                  flags=("--cpu-per-request-us", str(u))) for load in loads])
-                       for u in size["costs_us"]]
-    return [Part(groups, rounds(ctx.size))] if groups else []
+    parts = []
+    for u in size["costs_us"]:
+        groups = [Group([Run(base(key, load.c, u), f"E5 {key} --cpu-per-request-us {u}: "
+                             f"{load.text()}", KEY,
+                             ctx.server(system, cluster=cluster, own_flags=own, key=key), load,
+                             flags=("--cpu-per-request-us", str(u))) for load in loads])
+                  for key, system, cluster, own in SERVERS if ctx.has(system)]
+        if groups:
+            parts.append(part(ctx, groups, BLOCKS, NO_MORE))
+    return parts
 
 
 def sweep(results):
@@ -94,13 +100,13 @@ def crossing(costs, ratios):
     return None
 
 
-def ratios(results, c, costs, other, round_=None):
-    """The blocking model's requests/s over other's at each cost: the median over the rounds of
-    the ratio within a round, or that round's alone."""
+def ratios(results, c, costs, other, block=None):
+    """The blocking model's requests/s over other's at each cost: the median over the blocks of
+    the ratio within a block, or that block's alone."""
     def one(u):
         pair = [base("blocking", c, u), base(other, c, u)]
-        return ratio(*(results.at(b, round_, "requests_per_s") for b in pair)) \
-            if round_ is not None else median(results.per_round(pair, "requests_per_s", ratio))
+        return ratio(*(results.at(b, block, "requests_per_s") for b in pair)) \
+            if block is not None else median(results.per_block(pair, "requests_per_s", ratio))
     return [one(u) for u in costs]
 
 
@@ -124,9 +130,9 @@ def crossover_text(results, c, costs, name):
     other = CROSSOVERS[name][2]
     found = ratios(results, c, costs, other)
     value = crossing(costs, found)
-    # The crossover of every round on its own (in ms; None: not within the sweep).
-    per_round = [in_ms(crossing(costs, ratios(results, c, costs, other, r))) for r in
-                 sorted({r for u in costs for r in results.rounds(base("blocking", c, u))})]
+    # The crossover of every block on its own (in ms; None: not within the sweep).
+    per_block = [in_ms(crossing(costs, ratios(results, c, costs, other, b))) for b in
+                 sorted({b for u in costs for b in results.blocks(base("blocking", c, u))})]
     if value is None:
         text = f"**not within the sweep** ({CROSSOVERS[name][3]} up to {costs[-1] / 1000:g} ms)"
     elif value == costs[0]:
@@ -137,20 +143,20 @@ def crossover_text(results, c, costs, name):
     if back:
         text += (" (the ratio falls below ×1 again at "
                  f"{', '.join(f'{u / 1000:g}' for u in back)} ms)")
-    if len(per_round) > 1:
-        spread = Spread.of(per_round)
-        each = ("not within the sweep" if v is None else f"{v:.3f} ms" for v in per_round)
-        text += (f"; rounds on their own: {', '.join(each)}"
-                 + (f" (range {spread.low:.3f}–{spread.high:.3f} ms)"
-                    if spread and spread.count > 1 else ""))
+    if len(per_block) > 1:
+        each = ("not within the sweep" if v is None else f"{v:.3f} ms" for v in per_block)
+        found_ms = [v for v in per_block if v is not None]
+        text += (f"; blocks on their own: {', '.join(each)}"
+                 + (f" (lowest–highest {min(found_ms):.3f}–{max(found_ms):.3f} ms)"
+                    if len(found_ms) > 1 else ""))
     return text
 
 
 def rate_rows(results, c, costs):
     return [[f"{u / 1000:g}"] +
             [fmt(results.figure(base(key, c, u), "requests_per_s")) for key in LINES] +
-            [ratio_cell(results.paired([base("blocking", c, u), base(other, c, u)],
-                                       "requests_per_s", ratio))
+            [interval_cell(results.ratio([base("blocking", c, u), base(other, c, u)],
+                                         "requests_per_s"), 2, "×")
              for other in ("async", "async-cluster")] +
             [fmt(results.figure(base("async", c, u), "server_cpu_pct_core"), 0, suffix=" %")]
             for u in costs]
@@ -169,7 +175,7 @@ def prefork_rows(results, c, costs):
                       else 1000 * (fresh_ms - prefork_ms))
         rows.append([f"-c {c}, {u / 1000:g} ms", fmt(results.figure(fresh, "requests_per_s")),
                      fmt(results.figure(prefork, "requests_per_s")),
-                     ratio_cell(results.paired([prefork, fresh], "requests_per_s", ratio)),
+                     interval_cell(results.ratio([prefork, fresh], "requests_per_s"), 2, "×"),
                      fmt(fresh_ms, 3), fmt(prefork_ms, 3), fmt(difference, 0, suffix=" µs"),
                      fmt(results.figure(fresh, "server_peak_threads"), 0),
                      fmt(results.figure(prefork, "server_peak_threads"), 0)])
@@ -199,11 +205,12 @@ def section(results):
         "warmed up at each concurrency, while every request costs the thread that serves it "
         "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "
         "loop spends it on its one thread, the blocking model on the thread of the connection, "
-        "the cluster on the loop of the worker. Requests/s are medians over the rounds; a "
-        "ratio is taken within each round, its median shown with the range. A crossover is "
+        "the cluster on the loop of the worker. Requests/s are medians over the blocks; a "
+        "ratio is taken within each block, its estimate shown with its 95 % interval. A "
+        "crossover is "
         "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
         "measured costs around it, where the lines cross on the plot (from the median ratios; "
-        "each round's own crossover after it).", "",
+        "each block's own crossover after it).", "",
     ] + parts + [
         "What a thread per connection costs against Apache's prefork lifecycle "
         "(`--lifecycle prefork`: pre-started threads, reused), at cost 0 and at the measured "
@@ -256,7 +263,7 @@ def plots(results):
 
 def headline(results):
     """Each crossover's cost in ms (None: not within the sweep)."""
-    return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"median": None if value is None else
+    return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"estimate": None if value is None else
                                                        round(value, 3)}
             for (name, c), value in crossovers(results).items()}
 

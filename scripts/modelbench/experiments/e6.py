@@ -33,8 +33,8 @@ import subprocess
 from dataclasses import dataclass
 
 from modelbench.engine.server import TargetError
-from modelbench.engine.plan import Group, Load, Part, Run, Setup
-from modelbench.experiments.base import nothing, rounds
+from modelbench.engine.plan import Group, Load, Run, Setup
+from modelbench.experiments.base import nothing, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.tables import fmt, table
@@ -93,20 +93,29 @@ def base_id(model, c, delay):
     return f"e6-{model.name}-c{c}-rtt{delay:g}"
 
 
+# No verdict reads E6: its blocks are planned, none added.
+BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
+NO_MORE = {size: 0 for size in BLOCKS}
+
+
 def plan(ctx):
-    """A group per model and delay: its own proxy and server, the concurrencies in turn."""
+    """A part per delay, a group per model: its own proxy and server, the concurrencies in
+    turn."""
     size = SIZES[ctx.size]
     loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in CONCURRENCIES]
-    groups = []
-    for model in (m for m in MODELS if ctx.has(m.system)):
-        server = ctx.server(model.system, cluster=model.cluster, own_flags=model.flags,
-                            key=model.name)
-        groups += [Group([Run(base_id(model, load.c, delay), f"E6 {model.label}, database "
-                              f"{delay:g} ms away: {load.text()}", KEY, server, load,
-                              record={"rtt_ms": delay}) for load in loads],
-                         around=lambda checkout, prefix, d=delay:
-                         delayed_database(checkout, d, prefix)) for delay in size["delays_ms"]]
-    return [Part(groups, rounds(ctx.size))] if groups else []
+    parts = []
+    for delay in size["delays_ms"]:
+        groups = [Group([Run(base_id(model, load.c, delay), f"E6 {model.label}, database "
+                             f"{delay:g} ms away: {load.text()}", KEY,
+                             ctx.server(model.system, cluster=model.cluster,
+                                        own_flags=model.flags, key=model.name), load,
+                             record={"rtt_ms": delay}) for load in loads],
+                        around=lambda checkout, prefix, d=delay:
+                        delayed_database(checkout, d, prefix))
+                  for model in MODELS if ctx.has(model.system)]
+        if groups:
+            parts.append(part(ctx, groups, BLOCKS, NO_MORE))
+    return parts
 
 
 # ---- the delaying proxy of a run -------------------------------------------------------------
@@ -189,7 +198,7 @@ def section(results):
         "proxy that adds a round trip of 0 to 2 ms (half each way, and the handshake to a new "
         "connection); each run has its own proxy and a server started with `--db-host` and "
         "`--db-port` of the proxy, so 0 ms includes the proxy's own costs. A cell is requests/s "
-        "and the mean response time (medians over the rounds).", "",
+        "and the mean response time (medians over the blocks).", "",
     ]
 
     def cell(base):

@@ -1,5 +1,5 @@
 """report.md and results.csv of a reproduce results directory (runs/*.json, steps.tsv,
-checks.txt, settings.json): the environment, how the runs were made (rounds, warm-ups, a quiet
+checks.txt, settings.json): the environment, how the runs were made (blocks, warm-ups, a quiet
 machine), each experiment's own section in the order of modelbench.experiments, the models
 against the real systems, the verdicts and findings, the runs that failed; and one row per run,
 every figure a column, in results.csv. The plots are drawn first, so that sections link only
@@ -18,9 +18,10 @@ from modelbench.engine.serverstatus import AGREE_PCT
 from modelbench.report import plots
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
-from modelbench.report.verdicts import NOT_REPRODUCED, RATIO_NOISE, median
+from modelbench.report.statistics import LEVEL, SIGN_TEST_MIN, level_text, median
+from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED
 
-META_COLUMNS = ["id", "base", "round", "attempt", "experiment", "server", "system", "variant",
+META_COLUMNS = ["id", "base", "block", "attempt", "experiment", "server", "system", "variant",
                 "calibrated", "server_flags", "rtt_ms", "endpoint", "tool", "concurrency",
                 "requests", "seconds", "status", "cause", "command"]
 WARMUP_COLUMNS = ["warmup_s", "warmup_steady", "warmup_processes_before",
@@ -38,6 +39,7 @@ FIGURE_COLUMNS = [
     "client_cpu_pct_machine", "machine_busy_pct", "other_cpu_pct", "server_peak_threads",
     "server_peak_processes", "server_peak_rss_mib", "server_db_connects", "requests_by_worker",
     "listen_overflows", "listen_drops", "syn_retransmits", "probe_before_ms", "probe_after_ms",
+    "throttled_pct",
 ]
 
 
@@ -115,25 +117,33 @@ def section_runs(results, settings):
             if run.get("status") == "ok" and "other_cpu_pct" in run.get("figures", {})]
     others = [run["figures"]["other_cpu_pct"] for run in kept]
     again = sum(1 for run in results.runs.values() if run.get("attempt", 1) > 1)
-    warm = [run["warmup"] for run in results.runs.values() if run.get("warmup")]
+    warm = [run["warmup"] for run in results.runs.values()
+            if run.get("warmup") and not run["warmup"].get("lead_in")]
+    leads = [run["warmup"] for run in results.runs.values()
+             if run.get("warmup") and run["warmup"].get("lead_in")]
     unsteady = sum(1 for w in warm if not w["steady"])
     minutes = fmt(settings["run_s"] / 60, 1) if "run_s" in settings else "?"
     return "\n".join([
         "## How the runs were made",
         "",
-        "Each experiment's runs are made in rounds, the servers interleaved: every round runs "
-        "each server's runs once, the servers' order turned by one place per round. A server "
-        "is started once for its runs and stays up across the rounds of its experiment (a "
-        "server per cost in E5, per delay in E6); before each rate run (not E3's counts of "
-        "lengths, nor a run that follows another on its warm server) it is warmed up at the "
-        "run's concurrency in one-second slices of ab until its processes stop growing and two "
-        "slices agree within 10 % on requests/s, its CPU per request not falling by more than "
-        "10 % (or a slice agrees with the same run's rate in the round before), a slice over "
-        "which it forked followed by unbroken load until it stopped forking; and the machine "
-        "is waited for until other processes keep less than 10 % of it busy. A figure in a "
-        "table is the median over the rounds; a range is the lowest to the highest round; a "
-        "ratio between two servers is taken within each round and then summarised the same "
-        "way.",
+        "Each experiment's servers are up together and its runs are made in blocks: a block "
+        "runs every server once at each point (a concurrency, a listen queue) in turn, the "
+        "servers of a point in a random order, the points' order reversed every other block, "
+        "so that the runs a claim compares are made seconds apart on the same host (a server "
+        "per cost in E5, per delay in E6; the calibrated models join E1b from block 2, once "
+        "block 1 has given them their cost). Before its first run at a point a server is "
+        "warmed up at the run's concurrency in one-second slices of ab until its processes stop "
+        "growing and two slices agree within 10 % on requests/s, its CPU per request not "
+        "falling by more than 10 %, a slice over which it forked followed by unbroken load "
+        "until it stopped forking; before each later run there it is led in with half-second "
+        "slices until its CPU per request is not dearer than at its run before by more than "
+        "10 %, or stopped falling (not E3's counts of lengths, nor the /tasks demo). The "
+        "machine is waited for until other processes keep less than 10 % of it busy. A figure "
+        "in a table is the median over the blocks; a ratio between two servers, or two points "
+        "of one, is taken within each block, and a verdict rests on its "
+        f"{level_text(LEVEL)} interval over the blocks. After the planned blocks, the comparisons "
+        "still "
+        "undecided get more blocks while the run's time allows (their n says how many).",
         "",
         f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
         f"the machine meanwhile: {again}",
@@ -143,8 +153,13 @@ def section_runs(results, settings):
         f"- warm-ups: {len(warm)}, median {fmt(median(w['seconds'] for w in warm), 0)} s, "
         f"longest {fmt(max((w['seconds'] for w in warm), default=None), 0)} s; "
         f"{unsteady} ended at the cap of {settings.get('warmup_max_s', '?')} s of slices before "
-        "they were steady (the table *Warm-ups* at the end gives each)",
-        f"- time of the runs: {minutes} minutes",
+        "they were steady (the table *Warm-ups* at the end gives each); lead-ins: "
+        f"{len(leads)}, median {fmt(median(w['seconds'] for w in leads), 1)} s, longest "
+        f"{fmt(max((w['seconds'] for w in leads), default=None), 1)} s, "
+        f"{sum(1 for w in leads if len(w['slices']) > 1)} of more than one slice",
+        f"- time of the runs: {minutes} minutes, of which {settings.get('more_runs', 0)} runs "
+        "in blocks added for undecided comparisons; the blocks' order drawn from seed "
+        f"{settings.get('seed', '?')}",
         status_agreement(kept),
         "",
     ])
@@ -190,12 +205,19 @@ def section_models(results, experiments):
         "## Model against the real system",
         "",
         "Each model beside the real system it stands for, on the same machine, database and "
-        "load: medians over the rounds with their range, and the model's figure over the real "
-        "system's (ratios taken within each round). The shape is how requests/s change from one "
-        "concurrency to the next; CPU per request is the process tree's CPU time over the "
-        "requests answered.",
+        "load: medians over the blocks with their 95 % interval, and the model's figure over the "
+        "real system's (ratios taken within each block). The shape is how requests/s change "
+        "from one concurrency to the next; CPU per request is the process tree's CPU time over "
+        "the requests answered.",
         "",
     ] + parts)
+
+
+def speed_moved(side):
+    """' (depends on the host's speed)' after an inconclusive verdict whose statistic moved with
+    the host's speed probe, '' otherwise."""
+    return " (depends on the host's speed)" if side.verdict == INCONCLUSIVE and side.speed_note \
+        else ""
 
 
 def section_verdicts(claims):
@@ -204,21 +226,29 @@ def section_verdicts(claims):
     rows = []
     for c in claims:
         for name, side in (("real systems", c.real), ("models", c.model)):
-            evidence = side.evidence
+            evidence = side.evidence + (f"; {side.speed_note}" if side.speed_note else "")
             if side.verdict == NOT_REPRODUCED:
                 evidence += f". **Cause:** {side.cause}"
             rows.append([f"{c.claim}. Criterion: {c.criterion}." if name == "real systems"
-                         else "〃", name, evidence, f"**{side.verdict}**"])
+                         else "〃", name, evidence, f"**{side.verdict}**{speed_moved(side)}"])
     return "\n".join([
         "## Verdicts",
         "",
         "Each claim of the posts, judged for the real systems (php, node) and for the models "
-        f"(blocking, async) from the ranges over the rounds, a ratio's at least ±{RATIO_NOISE:.0%}"
-        " of its median: reproduced when the whole range meets the criterion, not reproduced "
-        "when none of it does (with the measured cause), **inconclusive** when it straddles it.",
+        "(blocking, async) on the interval of its statistic: a figure or a ratio taken within "
+        f"each block, its {level_text(LEVEL)} interval (Student's t of the logarithms over fewer "
+        "than "
+        f"{SIGN_TEST_MIN} blocks, the sign test's interval of the median from {SIGN_TEST_MIN} "
+        "on), or a rate of events over every request or run of the side (Clopper–Pearson). "
+        "**Reproduced** when the interval meets the criterion, **not reproduced** when none of "
+        "it does (with the measured cause), **inconclusive** when it straddles a bound; where "
+        "the statistic moved with the host's speed probe over its blocks (Kendall's tau, p < "
+        "0.05) the evidence says so, and an inconclusive verdict then depends on the host's "
+        "speed. Each interval gives its level and n.",
         "",
         table(["claim", "real systems", "models"],
-              [[c.key, f"**{c.real.verdict}**", f"**{c.model.verdict}**"] for c in claims]),
+              [[c.key, f"**{c.real.verdict}**{speed_moved(c.real)}",
+                f"**{c.model.verdict}**{speed_moved(c.model)}"] for c in claims]),
         "",
         "## Findings",
         "",
@@ -246,30 +276,31 @@ def section_failures(directory):
 
 def section_warmups(results):
     rows = []
-    for base, by_round in results.by_base.items():
-        warm = [(r, run["warmup"]) for r, run in sorted(by_round.items()) if run.get("warmup")]
+    for base, by_block in results.by_base.items():
+        warm = [(b, run["warmup"]) for b, run in sorted(by_block.items()) if run.get("warmup")]
         if warm:
             rows.append([f"`{base}`"] + ["; ".join(
-                f"r{r}: {w['seconds']:g} s, {w['processes_before']} → {w['processes_after']} "
+                f"b{b}: {w['seconds']:g} s, {w['processes_before']} → {w['processes_after']} "
                 f"processes, {w['slices'][-1]['requests_per_s']:,.0f} req/s"
                 + (f", {w['slices'][-1]['cpu_ms_per_request']:.3f} ms CPU/req"
                    if w['slices'][-1].get('cpu_ms_per_request') else "")
-                + ("" if w["steady"] else " (cap)") for r, w in warm)])
+                + ("" if w["steady"] else " (cap)") for b, w in warm)])
     if not rows:
         return ""
     return "\n".join(["## Warm-ups", "",
-                      "What each run's warm-up did, round by round: its seconds, the server's "
-                      "processes before and after it, its last slice's requests/s and the "
-                      "server's CPU per request over that slice.", "",
-                      table(["run", "warm-ups"], rows), ""])
+                      "What each run's warm-up (block 1, or the block where the server joined) "
+                      "or lead-in (the blocks after) did: its seconds, the server's processes "
+                      "before and after it, its last slice's requests/s and the server's CPU per "
+                      "request over that slice.", "",
+                      table(["run", "warm-ups and lead-ins"], rows), ""])
 
 
 def cpu_split(results):
     """The CPU split plot: the heaviest run (the most busy machine) of each experiment and
     server, in % of the machine."""
     heaviest = {}
-    for base, by_round in results.by_base.items():
-        run = next(iter(by_round.values()))
+    for base, by_block in results.by_base.items():
+        run = next(iter(by_block.values()))
         key = (run.get("experiment"), run.get("server"))
         busy = results.figure(base, "machine_busy_pct")
         if busy is not None and results.figure(base, "server_cpu_pct_machine") is not None and \

@@ -1,13 +1,15 @@
-"""The runs of one results directory, looked up by their base id (the run id less its round):
-a figure's value in each round, its median and range over the rounds, and values paired round
-by round for ratios between runs."""
+"""The runs of one results directory, looked up by their base id (the run id less its block): a
+figure's value in each block, its median, the interval of a figure or of a ratio taken within each
+block (report.statistics), and rates of events pooled over runs."""
 
 import glob
 import json
 import os
 import pathlib
 
-from modelbench.report.verdicts import RATIO_NOISE, Spread, median, ratio
+from modelbench.report import statistics
+from modelbench.report.statistics import median
+from modelbench.report.verdicts import ratio
 
 
 def load_runs(directory):
@@ -26,9 +28,33 @@ def client_text(record):
     if record.get("cut"):
         return f"`ab -r -c {c} -t {record['seconds']:g} -n {record.get('requests')}`"
     if record.get("seconds"):
-        return (f"`ab -r -c {c}` for about {record['seconds']:g} s (its `-n` from the warm-up's "
+        return (f"`ab -r -c {c}` for about {record['seconds']:g} s (its `-n` from its lead-in's "
                 "rate)")
     return f"`ab -r -c {c} -n {record.get('requests')}`"
+
+
+# A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back
+# in some share of its CFS periods. Two runs of a block compared while it held one back and not the
+# other, by more than this many points apart, did not meet the same host: their ratio is left out
+# (and said so). Measured on 2026-12-06 with a quota of one CPU switched on and off every 10-30 s:
+# the runs of E1b's models it held back were throttled in 75-100 % of their periods, all the others
+# in none; the flat ratios (-c 200 ÷ -c 20) of blocks that it came on or off between were ×0.51 to
+# ×2.6, where the others' were ×0.75 to ×1.16.
+HOST_CHANGED = 25
+
+
+def probe(record):
+    """The host's speed when a run was made: the mean of its probes before and after (ms)."""
+    figures = record.get("figures", {})
+    found = [figures.get(k) for k in ("probe_before_ms", "probe_after_ms") if figures.get(k)]
+    return sum(found) / len(found) if found else None
+
+
+def host_changed(runs):
+    """Whether a CPU quota held back some of these runs of one block and not others."""
+    shares = [run["figures"].get("throttled_pct") for run in runs]
+    shares = [s for s in shares if s is not None]
+    return bool(shares) and max(shares) - min(shares) > HOST_CHANGED
 
 
 class Results:
@@ -37,7 +63,7 @@ class Results:
         self.runs = runs
         self.by_base = {}
         for run in runs.values():
-            self.by_base.setdefault(run.get("base", run["id"]), {})[run.get("round", 1)] = run
+            self.by_base.setdefault(run.get("base", run["id"]), {})[run.get("block", 1)] = run
         self.cores = next((r["figures"]["cores"] for r in runs.values()
                            if "cores" in r.get("figures", {})), os.cpu_count() or 1)
 
@@ -45,67 +71,114 @@ class Results:
         """Whether the plan ran base at all (successfully or not)."""
         return base in self.by_base
 
-    def rounds(self, base):
-        """{round: record} of base's successful runs."""
-        return {r: run for r, run in sorted(self.by_base.get(base, {}).items())
+    def blocks(self, base):
+        """{block: record} of base's successful runs."""
+        return {b: run for b, run in sorted(self.by_base.get(base, {}).items())
                 if run.get("status") == "ok"}
 
     def ok(self, base):
-        return bool(self.rounds(base))
+        return bool(self.blocks(base))
 
     def record(self, base):
         """A record of base to describe it by (its first successful run, else any), or {}."""
         runs = self.by_base.get(base, {})
-        return next(iter(self.rounds(base).values()), next(iter(runs.values()), {}))
+        return next(iter(self.blocks(base).values()), next(iter(runs.values()), {}))
 
-    def at(self, base, round_, key):
-        """A figure of base's run in that round, or None."""
-        run = self.rounds(base).get(round_)
+    def at(self, base, block, key):
+        """A figure of base's run in that block, or None."""
+        run = self.blocks(base).get(block)
         return None if run is None else run["figures"].get(key)
 
     def values(self, base, key):
-        """The figure in every successful round, in round order (None where it is missing)."""
-        return [run["figures"].get(key) for run in self.rounds(base).values()]
+        """The figure in every successful block, in block order (None where it is missing)."""
+        return [run["figures"].get(key) for run in self.blocks(base).values()]
 
     def figure(self, base, key):
-        """The median of the figure over the rounds, or None."""
+        """The median of the figure over the blocks, or None."""
         return median(self.values(base, key))
 
-    def spread(self, base, key):
-        return Spread.of(self.values(base, key))
+    def interval(self, base, key):
+        """The Interval of a figure over base's blocks, or None."""
+        runs = self.blocks(base).values()
+        return statistics.of_blocks([run["figures"].get(key) for run in runs],
+                                    probes=[probe(run) for run in runs])
 
-    def per_round(self, bases, key, combine):
-        """combine(value of each base) in every round where all of them have the figure: a
-        figure compared within a round (the runs of one round ran close together)."""
-        out = []
-        for round_ in sorted(set.intersection(*(set(self.rounds(b)) for b in bases))):
-            values = [self.at(b, round_, key) for b in bases]
-            if None not in values:
-                out.append(combine(*values))
-        return out
+    def common_blocks(self, bases):
+        return sorted(set.intersection(*(set(self.blocks(b)) for b in bases)))
+
+    def per_block(self, bases, key, combine):
+        """combine(value of each base) in every block where all of them have the figure: a
+        figure compared within a block (its runs were made seconds apart)."""
+        return [v for v, _ in self._per_block(bases, key, combine)[0]]
+
+    def _per_block(self, bases, key, combine):
+        """([(combined value, the block's mean probe)], blocks left out: a quota changed)."""
+        out, left_out = [], 0
+        for block in self.common_blocks(bases):
+            runs = [self.blocks(b)[block] for b in bases]
+            values = [run["figures"].get(key) for run in runs]
+            if None in values:
+                continue
+            if host_changed(runs):
+                left_out += 1
+                continue
+            known = [p for p in map(probe, runs) if p is not None]
+            out.append((combine(*values), sum(known) / len(known) if known else None))
+        return out, left_out
 
     def paired(self, bases, key, combine):
-        """The Spread of per_round(...), or None."""
-        return Spread.of(self.per_round(bases, key, combine))
+        """The Interval of per_block(...), or None."""
+        pairs, left_out = self._per_block(bases, key, combine)
+        return statistics.of_blocks([v for v, _ in pairs], probes=[p for _, p in pairs],
+                                    left_out=left_out)
 
     def ratio(self, bases, key):
-        """The first base's figure over the second's, round by round, ±RATIO_NOISE; or None."""
-        return Spread.of(self.per_round(bases, key, ratio), RATIO_NOISE)
+        """The first base's figure over the second's, block by block: its Interval, or None."""
+        return self.paired(bases, key, ratio)
+
+    def rate(self, bases, events, trials="complete"):
+        """The Interval of a rate: the events over the trials (each a figure's sum, or a
+        callable(figures) -> count) of every successful run of the bases pooled; None without
+        trials."""
+        def counter(what):
+            return what if callable(what) else (lambda f: f.get(what) or 0)
+        events, trials = counter(events), counter(trials)
+        k = n = 0
+        for base in bases:
+            for run in self.blocks(base).values():
+                k += events(run["figures"])
+                n += trials(run["figures"])
+        return statistics.rate(k, n)
 
     def per_request_ms_values(self, base, who):
         """who's (server, db, client) CPU per request (per iteration of a standalone run) in ms,
-        in every successful round."""
+        in every successful block."""
         out = []
-        for run in self.rounds(base).values():
+        for run in self.blocks(base).values():
             f = run["figures"]
             units = f.get("complete") or f.get("iterations")
-            if f.get(f"{who}_cpu_s") is not None and units:
-                out.append(1000 * f[f"{who}_cpu_s"] / units)
+            out.append(1000 * f[f"{who}_cpu_s"] / units
+                       if f.get(f"{who}_cpu_s") is not None and units else None)
         return out
 
     def per_request_ms(self, base, who):
         """The median of per_request_ms_values, or None."""
         return median(self.per_request_ms_values(base, who))
+
+    def per_request_interval(self, base, who):
+        runs = self.blocks(base).values()
+        return statistics.of_blocks(self.per_request_ms_values(base, who),
+                                    probes=[probe(run) for run in runs])
+
+    def per_request_ratio(self, bases, who="server"):
+        """The first base's CPU per request over the second's, block by block: an Interval."""
+        per_block = [dict(zip(self.blocks(b), self.per_request_ms_values(b, who))) for b in bases]
+        kept = [blk for blk in self.common_blocks(bases)
+                if not host_changed([self.blocks(b)[blk] for b in bases])]
+        pairs = [(ratio(per_block[0][blk], per_block[1][blk]),
+                  probe(self.blocks(bases[0])[blk])) for blk in kept]
+        return statistics.of_blocks([v for v, _ in pairs], probes=[p for _, p in pairs],
+                                    left_out=len(self.common_blocks(bases)) - len(kept))
 
     def cpu(self, base, who):
         """'143 % (72 %)': median CPU of who (server, db, client) in % of one core and of the
@@ -124,7 +197,7 @@ class Results:
     def status(self, base):
         """The /status documents the server gave after base's first successful run ([] when
         none were kept)."""
-        for run in self.rounds(base).values():
+        for run in self.blocks(base).values():
             try:
                 with open(os.path.join(self.directory, "raw", f"{run['id']}.status.json")) as f:
                     return json.load(f)

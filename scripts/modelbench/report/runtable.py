@@ -1,10 +1,11 @@
 """The table every load-run section shares: one column per server (a base id), each figure the
-median over the rounds; the kernel's listen-queue counters; notes under a table."""
+median over the blocks, the rate and the machine's speed with their intervals; the kernel's
+listen-queue counters; notes under a table."""
 
 from modelbench.engine.machine import speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT, STATUS
-from modelbench.report.tables import fmt, range_cell, ratio_cell, spread_cell
-from modelbench.report.verdicts import Spread
+from modelbench.report import statistics
+from modelbench.report.tables import fmt, interval_cell
 
 
 def load_rows(results, bases, extra=()):
@@ -23,13 +24,13 @@ def load_rows(results, bases, extra=()):
         return [fmt(results.per_request_ms(b, who), 3) for b in bases]
 
     rows = [
-        row("requests/s", "requests_per_s"),
-        ["requests/s, range over the rounds"] +
-        [range_cell(results.spread(b, "requests_per_s")) for b in bases],
-        ["CPU load tool per request (ms), range over the rounds"] + [range_cell(
-            Spread.of(results.per_request_ms_values(b, "client")), 3) for b in bases],
-        ["machine speed probe before the run (ms, lower is faster), range over the rounds"] +
-        [range_cell(results.spread(b, "probe_before_ms"), 1) for b in bases],
+        ["requests/s [95 % interval]"] +
+        [interval_cell(results.interval(b, "requests_per_s")) for b in bases],
+        ["blocks"] + [str(len(results.blocks(b))) for b in bases],
+        ["CPU load tool per request (ms) [95 % interval]"] + [interval_cell(
+            results.per_request_interval(b, "client"), 3) for b in bases],
+        ["machine speed probe before the run (ms, lower is faster), lowest–highest"] +
+        [extremes(results.values(b, "probe_before_ms"), 1) for b in bases],
         row("mean response time (ms)", "mean_ms", 2),
         ["p50 / p90 / p99 (ms)"] + [
             " / ".join(percentile(b, k) for k in ("p50_ms", "p90_ms", "p99_ms")) for b in bases],
@@ -64,6 +65,12 @@ def load_rows(results, bases, extra=()):
     return rows
 
 
+def extremes(values, digits):
+    """'5.2–9.8': the lowest and the highest of the values, '–' without any."""
+    values = [v for v in values if v is not None]
+    return f"{min(values):,.{digits}f}–{max(values):,.{digits}f}" if values else "–"
+
+
 def status_cell(results, base):
     """The server's CPU by its own /status: the only figure for a remote server; beside /proc's,
     the median of both and their difference, flagged when a round's exceeds the tolerance."""
@@ -84,7 +91,7 @@ def table_notes(results, bases):
     load tool used most of a core, where it rather than the server was measured."""
     notes = []
     for base in bases:
-        for run in results.rounds(base).values():
+        for run in results.blocks(base).values():
             run_id = run["id"]
             if run.get("note"):
                 notes.append(f"`{run_id}`: {run['note']}.")
@@ -106,30 +113,51 @@ def table_notes(results, bases):
 
 
 def counter_rows(results, bases):
-    # Counts over the rounds: the median, and the range when the rounds differ.
-    rows = [[label] + [spread_cell(results.spread(b, key), 0) for b in bases]
+    # Counts over the blocks: the median, and the lowest and highest.
+    rows = [[label] + [count_cell(results.values(b, key)) for b in bases]
             for label, key in (("listen queue overflows (ListenOverflows)", "listen_overflows"),
                                ("listen drops (ListenDrops)", "listen_drops"),
                                ("SYN retransmits (TCPSynRetrans)", "syn_retransmits"))]
-    return rows + [["longest, range over the rounds (ms)"] +
-                   [range_cell(results.spread(b, "max_ms"), 0) for b in bases]]
+    return rows + [["longest, lowest–highest over the blocks (ms)"] +
+                   [extremes(results.values(b, "max_ms"), 0) for b in bases]]
+
+
+def count_cell(values):
+    """A count over the blocks: its median, and its lowest–highest when they differ."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    median = fmt(statistics.median(values), 0)
+    return median if min(values) == max(values) else f"{median} ({extremes(values, 0)})"
 
 
 def pair_row(results, label, model_base, real_base, key, digits=1):
     """A row of the model-against-real tables: the model's figure and the real system's over
-    the rounds, and the model's over the real one's taken round by round ([] when neither ran)."""
-    m, r = results.spread(model_base, key), results.spread(real_base, key)
+    the blocks, and the model's over the real one's taken block by block ([] when neither ran)."""
+    m, r = results.interval(model_base, key), results.interval(real_base, key)
     if m is None and r is None:
         return []
     ratio = results.ratio([model_base, real_base], key)
-    return [[label, spread_cell(m, digits), spread_cell(r, digits), ratio_cell(ratio)]]
+    return [[label, interval_cell(m, digits), interval_cell(r, digits),
+             interval_cell(ratio, 2, "×")]]
 
 
-def pair_derived_row(results, label, model_values, real_values, digits):
-    """The same for a figure derived per round (CPU per request): the ratio of the medians."""
-    m, r = Spread.of(model_values), Spread.of(real_values)
+def pair_cpu_row(results, label, model_base, real_base, who, digits=3):
+    """The same for the CPU per request of who (server, db)."""
+    m, r = (results.per_request_interval(b, who) for b in (model_base, real_base))
     if m is None and r is None:
         return []
-    ratio = None if m is None or r is None or not r.median else m.median / r.median
-    return [[label, spread_cell(m, digits), spread_cell(r, digits),
+    ratio = results.per_request_ratio([model_base, real_base], who)
+    return [[label, interval_cell(m, digits), interval_cell(r, digits),
+             interval_cell(ratio, 2, "×")]]
+
+
+def pair_derived_row(label, model, real, digits):
+    """The same for a figure derived within each block (a shape), given as the two sides'
+    Intervals: the ratio is of their estimates, the blocks of the two not being paired."""
+    if model is None and real is None:
+        return []
+    ratio = None if model is None or real is None or not real.estimate else \
+        model.estimate / real.estimate
+    return [[label, interval_cell(model, digits), interval_cell(real, digits),
              "–" if ratio is None else f"×{ratio:.2f}"]]

@@ -2,35 +2,43 @@
 two runs from their summary.json: which verdicts changed, and each headline figure's ratio."""
 
 import json
+import math
 import os
 import platform
 
 from modelbench.report.tables import table
 
-FORMAT = 1
+FORMAT = 2
 # A headline figure that moved by more than this between two runs is flagged.
 MOVED = 0.10
 
 
-def spread_json(spread, digits=4):
-    if spread is None:
-        return None
-    return {"median": round(spread.median, digits), "low": round(spread.low, digits),
-            "high": round(spread.high, digits), "runs": spread.count}
+def bound(value, digits):
+    """A bound of an interval for JSON: None where there is none (too few values)."""
+    return round(value, digits) if math.isfinite(value) else None
 
 
-def statistic_json(spread, digits=4):
-    """spread_json with the range the verdict judged (a ratio's widened to its noise)."""
-    if spread is None:
+def interval_json(interval, digits=4):
+    """An Interval for a program: its estimate, low and high (null: unbounded), the level (0 for
+    a demonstration, which claims none), n and what it counts, the method, and how it moved with
+    the host's speed (null when too few blocks had a probe)."""
+    if interval is None:
         return None
-    low, high = spread.judged()
-    return {**spread_json(spread, digits), "judged_low": round(low, digits),
-            "judged_high": round(high, digits)}
+    speed = interval.speed
+    return {"estimate": round(interval.estimate, digits), "low": bound(interval.low, digits),
+            "high": bound(interval.high, digits), "level": round(interval.level, 4),
+            "n": interval.n, "unit": interval.unit, "method": interval.method,
+            **({"events": interval.events} if interval.events is not None else {}),
+            "left_out": interval.left_out,
+            "speed": None if speed is None else {
+                "kendall_tau": speed.tau, "p": round(speed.p, 4), "moves": speed.moves,
+                "faster_half": round(speed.faster, digits),
+                "slower_half": round(speed.slower, digits)}}
 
 
 def side_json(side):
     return {"verdict": side.verdict, "evidence": side.evidence, "cause": side.cause,
-            "statistic": statistic_json(side.statistic)}
+            "statistic": interval_json(side.statistic), "runs": list(side.bases)}
 
 
 def machine():
@@ -48,7 +56,8 @@ def write(directory, settings, claims, experiments, results, failures):
     summary = {
         "format": FORMAT,
         "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s",
-                                                    "runs", "remeasured")},
+                                                    "runs", "more_runs", "remeasured",
+                                                    "seed", "minutes")},
         "machine": machine(),
         "versions": settings.get("versions", {}),
         "settings": {key: value for key, value in settings.items() if key != "versions"},
@@ -90,11 +99,11 @@ def compare(a, b, name_a="A", name_b="B"):
     rows = []
     for name, figure in b["headline"].items():
         other = a["headline"].get(name)
-        if not other or other.get("median") is None or figure.get("median") is None:
+        if not other or other.get("estimate") is None or figure.get("estimate") is None:
             continue
-        ratio = figure["median"] / other["median"] if other["median"] else None
+        ratio = figure["estimate"] / other["estimate"] if other["estimate"] else None
         moved = ratio is not None and abs(ratio - 1) > MOVED
-        rows.append([name, f"{other['median']:g}", f"{figure['median']:g}",
+        rows.append([name, f"{other['estimate']:g}", f"{figure['estimate']:g}",
                      "–" if ratio is None else f"×{ratio:.2f}" + (" **moved**" if moved else "")])
     lines = [f"A: {name_a} ({a['run'].get('started')}, size {a['run'].get('size')})",
              f"B: {name_b} ({b['run'].get('started')}, size {b['run'].get('size')})", "",

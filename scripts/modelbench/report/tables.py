@@ -18,28 +18,13 @@ def table(header, rows):
     return "\n".join(lines)
 
 
-def ratio_cell(spread):
-    """A ratio over repetitions (a modelbench.repeats.Spread): '×1.41 (×1.26–×1.52)', '×1.41'
-    when they agree to two digits, '–' when it was not measured."""
-    if spread is None:
+def interval_cell(interval, digits=1, prefix=""):
+    """A statistic in a table: '1,040.2 [1,010.0–1,090.7]' (its interval at its level, which the
+    table says), '×1.41 [×1.26–×1.52]' with prefix '×', its estimate alone with '(n=1)' when it
+    has no interval, '–' when not measured."""
+    if interval is None:
         return "–"
-    if spread.count == 1 or f"{spread.low:.2f}" == f"{spread.high:.2f}":
-        return f"×{spread.median:.2f}"
-    return f"×{spread.median:.2f} (×{spread.low:.2f}–×{spread.high:.2f})"
-
-
-def spread_cell(spread, digits=1):
-    """A figure over the rounds: '1,040.2 (1,010.0–1,090.7)', its median alone when the rounds
-    agree, '–' when not measured."""
-    if spread is None:
-        return "–"
-    if spread.count == 1 or spread.low == spread.high:
-        return fmt(spread.median, digits)
-    return f"{fmt(spread.median, digits)} ({spread.low:,.{digits}f}–{spread.high:,.{digits}f})"
-
-
-def range_cell(spread, digits=1):
-    """'1,040.2–1,090.7' over the rounds ('' for a single run, '–' when not measured)."""
-    if spread is None:
-        return "–"
-    return "" if spread.count == 1 else f"{spread.low:,.{digits}f}–{spread.high:,.{digits}f}"
+    estimate = f"{prefix}{interval.estimate:,.{digits}f}"
+    if not interval.bounded:
+        return f"{estimate} (n={interval.n})"
+    return (f"{estimate} [{prefix}{interval.low:,.{digits}f}–{prefix}{interval.high:,.{digits}f}]")

@@ -1,30 +1,21 @@
-"""Figures of repeated runs and the verdicts drawn from them: the median and the range of a
-figure over the rounds, a verdict against a criterion that a range can straddle, and a claim
-judged twice, for the real systems and for the models.
+"""The verdicts: a statistic's interval (report.statistics) against a claim's criterion, and a claim
+of the posts judged twice, for the real systems and for the models.
 
-A criterion is a threshold (`at_least`, `at_most`) or an interval (`within`). A range entirely on
-the criterion's side gives REPRODUCED, entirely off it NOT_REPRODUCED, and a range that straddles
-a bound INCONCLUSIVE: the rounds disagree, so one run's verdict would be noise. A ratio is
-judged on its range widened to at least ±RATIO_NOISE around its median, however closely its
-rounds agree. A claim's verdict of NOT_REPRODUCED comes with its measured cause.
+A criterion is a bound (`at_least`, `at_most`) or a range (`within`). An interval entirely on the
+criterion's side gives REPRODUCED, entirely off it NOT_REPRODUCED, and an interval that straddles
+a bound INCONCLUSIVE: the blocks measured do not tell at the interval's level. There is no margin
+beyond the interval: where a post's words allow one ("about as fast", "roughly flat") it is part of
+the claim's criterion, symmetric on a log scale (×0.8–×1.25). A claim's verdict of NOT_REPRODUCED
+comes with its measured cause; each side names the runs (bases) its statistics read, which are the
+ones more blocks go to while it is inconclusive.
 """
 
-import statistics
 from dataclasses import dataclass
 from typing import Callable
 
 REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
 INCONCLUSIVE, NOT_MEASURED = "inconclusive", "not measured"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_MEASURED)
-# Rounds minutes apart agree closer than runs hours apart, and one round has no range at all:
-# a ratio is known to about ±10 % (docs/experiments.md, "What moves between runs").
-RATIO_NOISE = 0.10
-
-
-def median(values):
-    """The median of the values that are not None; None when there are none."""
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
 
 
 def ratio(a, b):
@@ -32,65 +23,33 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
-@dataclass(frozen=True)
-class Spread:
-    """A figure over repetitions: its median, lowest and highest value, and how many there were
-    (values that are None, runs that failed, are left out)."""
-
-    median: float
-    low: float
-    high: float
-    count: int
-    noise: float = 0.0  # a verdict rests on at least ±noise around the median (a ratio's)
-
-    @classmethod
-    def of(cls, values, noise=0.0):
-        """The Spread of the values that are not None; None when there are none."""
-        values = [v for v in values if v is not None]
-        if not values:
-            return None
-        return cls(statistics.median(values), min(values), max(values), len(values), noise)
-
-    def judged(self):
-        """(low, high) as a verdict sees them: the range, widened to at least ±noise."""
-        return (min(self.low, self.median * (1 - self.noise)),
-                max(self.high, self.median * (1 + self.noise)))
-
-    def text(self, digits=2, prefix="", suffix=""):
-        """'×1.41 [×1.26–×1.52, 3 runs]', or '×1.41 [1 run]'."""
-        def one(value):
-            return f"{prefix}{value:,.{digits}f}{suffix}"
-
-        if self.count == 1:
-            return f"{one(self.median)} [1 run]"
-        return f"{one(self.median)} [{one(self.low)}–{one(self.high)}, {self.count} runs]"
-
-
-def at_least(spread, threshold):
-    if spread is None:
+def at_least(interval, bound):
+    if interval is None:
         return NOT_MEASURED
-    low, high = spread.judged()
-    if low >= threshold:
+    if interval.low >= bound:
         return REPRODUCED
-    return NOT_REPRODUCED if high < threshold else INCONCLUSIVE
+    return NOT_REPRODUCED if interval.high < bound else INCONCLUSIVE
 
 
-def at_most(spread, threshold):
-    if spread is None:
+def at_most(interval, bound):
+    if interval is None:
         return NOT_MEASURED
-    low, high = spread.judged()
-    if high <= threshold:
+    if interval.high <= bound:
         return REPRODUCED
-    return NOT_REPRODUCED if low > threshold else INCONCLUSIVE
+    return NOT_REPRODUCED if interval.low > bound else INCONCLUSIVE
 
 
-def within(spread, low, high):
-    if spread is None:
+def within(interval, low, high):
+    if interval is None:
         return NOT_MEASURED
-    lowest, highest = spread.judged()
-    if low <= lowest and highest <= high:
+    if low <= interval.low and interval.high <= high:
         return REPRODUCED
-    return NOT_REPRODUCED if highest < low or lowest > high else INCONCLUSIVE
+    return NOT_REPRODUCED if interval.high < low or interval.low > high else INCONCLUSIVE
+
+
+def about(interval, centre, margin):
+    """Within ×centre/margin–×centre·margin: 'about' centre, symmetric on a log scale."""
+    return within(interval, centre / margin, centre * margin)
 
 
 def all_of(*verdicts):
@@ -105,12 +64,24 @@ def all_of(*verdicts):
 @dataclass
 class Side:
     """One side's judgement of a claim: what was measured, the verdict, for a verdict of 'not
-    reproduced' the measured cause, and the statistic the verdict mostly rests on (a Spread)."""
+    reproduced' the measured cause, the statistic the verdict mostly rests on (an Interval), and
+    the runs (bases) its statistics read."""
 
     evidence: str
     verdict: str
     cause: str = ""
     statistic: object = None
+    bases: tuple = ()
+
+    @property
+    def speed_note(self):
+        """What the evidence adds when the statistic moved with the host's speed ('' if not)."""
+        speed = getattr(self.statistic, "speed", None)
+        if speed is None or not speed.moves:
+            return ""
+        return (f"it moved with the host's speed (Kendall's tau {speed.tau:+.2f} against the "
+                f"speed probe, p = {speed.p:.3f}: {speed.faster:,.2f} in the faster half of the "
+                f"blocks, {speed.slower:,.2f} in the slower)")
 
 
 @dataclass
@@ -125,23 +96,24 @@ class Claim:
     model: Side
 
 
-def spread_text(spread, digits=2, prefix="", suffix=""):
-    return "–" if spread is None else spread.text(digits, prefix, suffix)
+def interval_text(interval, digits=2, prefix="", suffix=""):
+    return "–" if interval is None else interval.text(digits, prefix, suffix)
 
 
-def judged(evidence, verdict, cause: Callable, statistic=None):
+def judged(evidence, verdict, cause: Callable, statistic=None, bases=()):
     """A Side; cause() is asked for only when the verdict is not reproduced."""
-    return Side(evidence, verdict, cause() if verdict == NOT_REPRODUCED else "", statistic)
+    return Side(evidence, verdict, cause() if verdict == NOT_REPRODUCED else "", statistic,
+                tuple(bases))
 
 
 def needs(*bases):
-    return Side(f"needs {', '.join(bases)}", NOT_MEASURED)
+    return Side(f"needs {', '.join(bases)}", NOT_MEASURED, bases=tuple(bases))
 
 
 def ratio_side(results, numerator, denominator, key, judge, describe, cause):
-    """A side judged on numerator's figure over denominator's, round by round: judge(spread)
-    the verdict, describe(spread) the evidence, cause() the cause of a 'not reproduced'."""
-    ratio = results.ratio([numerator, denominator], key)
-    if ratio is None:
+    """A side judged on numerator's figure over denominator's, block by block: judge(interval)
+    the verdict, describe(interval) the evidence, cause() the cause of a 'not reproduced'."""
+    interval = results.ratio([numerator, denominator], key)
+    if interval is None:
         return needs(numerator, denominator)
-    return judged(describe(ratio), judge(ratio), cause, ratio)
+    return judged(describe(interval), judge(interval), cause, interval, (numerator, denominator))

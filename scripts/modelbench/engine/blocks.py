@@ -1,0 +1,112 @@
+"""When each run of a plan is made: every part's planned blocks (engine.plan), then, while the
+run's time allows, more blocks for the comparisons whose verdict still straddles its bound (spend
+the repetitions where the answer is undecided: Kalibera and Jones, "Rigorous benchmarking in
+reasonable time").
+
+A Scheduler knows nothing of servers or verdicts: measure(part, block, run) makes one run and
+returns its record; undecided(records) names the comparisons still undecided, each (what it is,
+the bases it reads[, its rank: lower first, 0 by default]); clock() tells the time and
+estimate(run) a run's seconds before it is made.
+The engine gives it the real ones, the harness's tests a simulated host and a fake clock.
+
+The time for more blocks: what is left of `budget_s` once the planned runs of the parts to come
+are set aside (their estimates, scaled by how the estimates of the runs made so far compared with
+their real time), shared among this part and those to come in proportion to their planned runs'
+estimates. A part gets at most `more` blocks beyond its planned ones, `step` at a time, and only
+for the bases of its undecided comparisons: those that fit in the time left, the cheapest
+first."""
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from modelbench.engine import plan
+
+
+def no_comparisons(records):
+    return []
+
+
+@dataclass
+class Scheduler:
+    measure: Callable
+    estimate: Callable
+    undecided: Callable = no_comparisons
+    clock: Callable = time.monotonic
+    budget_s: float = 0.0
+    rng: random.Random = field(default_factory=random.Random)
+    log: Callable = print
+    end_part: Callable = lambda part: None
+    records: list = field(default_factory=list)
+    more_runs: int = 0  # runs made beyond the planned blocks
+
+    def run(self, parts):
+        """Runs every part, planned blocks then more; returns the records in the order made."""
+        self.started = self.clock()
+        self.estimated_done = 0.0
+        totals = [sum(self.estimate(run) for _, _, run in plan.planned_runs([p])) for p in parts]
+        for i, part in enumerate(parts):
+            try:
+                for number in range(1, part.blocks + 1):
+                    for run in plan.block(part, number, self.rng):
+                        self._one(part, number, run)
+                self._more(part, totals[i], sum(totals[i + 1:]))
+            finally:
+                self.end_part(part)
+        return self.records
+
+    def scale(self):
+        """Real seconds per estimated second, over the runs made so far (1 before any)."""
+        return (self.clock() - self.started) / self.estimated_done if self.estimated_done else 1.0
+
+    def _one(self, part, number, run):
+        """One run: its record kept (measure returns None for a run it skipped)."""
+        record = self.measure(part, number, run)
+        if record is not None:
+            self.records.append(record)
+        self.estimated_done += self.estimate(run)
+
+    def _more(self, part, own_s, rest_s):
+        if part.more <= 0 or self.budget_s <= 0:
+            return
+        spare = self.budget_s - (self.clock() - self.started) - self.scale() * rest_s
+        share = spare * own_s / (own_s + rest_s) if own_s + rest_s else spare
+        runs = {run.base: run for run in part.runs()}
+        started, number = self.clock(), part.blocks
+        while number < part.blocks + part.more:
+            comparisons = [(c[0], c[1], c[2] if len(c) > 2 else 0)
+                           for c in self.undecided(self.records)
+                           if c[1] and set(c[1]) <= set(runs)]
+            if not comparisons:
+                return
+            cells, names, left = self.fitting(part, comparisons, runs,
+                                              share - (self.clock() - started))
+            if not cells:
+                self.log(f"== no time left for more blocks for: "
+                         f"{'; '.join(dict.fromkeys(name for name, *_ in left))}")
+                return
+            last = min(number + part.step, part.blocks + part.more)
+            self.log(f"== blocks {number + 1}–{last} of {', '.join(sorted(cells))}, still "
+                     f"undecided: {'; '.join(names)}"
+                     + (f" (no time for: {'; '.join(name for name, *_ in left)})" if left else ""))
+            while number < last:
+                number += 1
+                for run in plan.block(part, number, self.rng, only=cells):
+                    self._one(part, number, run)
+                    self.more_runs += 1
+
+    def fitting(self, part, comparisons, runs, time_s):
+        """The comparisons whose runs fit in time_s for `step` blocks, by rank, the cheapest
+        first: (the bases to run, their names, the comparisons left out)."""
+        def cost(bases):
+            return self.scale() * part.step * sum(self.estimate(runs[b]) for b in bases)
+        cells, names, left = set(), [], []
+        for name, bases, _ in sorted(comparisons, key=lambda c: (c[2], cost(set(c[1])))):
+            new = set(bases) - cells
+            if cost(cells | new) <= time_s:
+                cells |= new
+                names.append(name)
+            else:
+                left.append((name, bases))
+        return cells, list(dict.fromkeys(names)), left

@@ -1,0 +1,197 @@
+"""The statistics a verdict rests on: an estimate with a confidence interval of a stated level,
+from the values of the blocks that measured it (engine.plan: a block runs every compared server
+once at one point, seconds apart, so that a ratio is taken between runs that met the same host).
+
+- A figure, or a ratio taken within each block (`of_blocks`): from SIGN_TEST_MIN blocks on, the
+  median with the exact interval of the sign test, [x(k), x(n+1-k)] of the n sorted values, k the
+  largest whose coverage 1 - 2 P(B < k), B ~ Binomial(n, 1/2), is at least LEVEL: it assumes
+  nothing of the values' distribution, and a block that a jump of the host's speed spoiled moves
+  it by one rank at most. With fewer blocks, where that interval would be the lowest to the
+  highest value or have no k at all, the geometric mean with Student's t interval of the mean of
+  the logarithms (the values' arithmetic when one is not positive): it assumes them normal, and a
+  spoiled block widens it, so that the comparison stays undecided and gets more blocks.
+- A rate of events (`rate`: failed requests, runs with a stalled request): k events in n trials,
+  the exact Clopper-Pearson interval.
+- A demonstration whose outcome its mechanism fixes (`every`: the order of three log lines): the
+  lowest and the highest value over its runs, each run a witness; no level is claimed.
+
+Every interval says its level, n and method; n counts blocks, runs or requests (`unit`). Beside
+it, where a statistic taken in each block moves with the host's speed (the speed probe of its
+block, engine.machine), `speed` holds Kendall's tau and its p-value.
+"""
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Optional
+
+from scipy import stats
+
+LEVEL = 0.95
+# The sign test reaches LEVEL with n >= 6, but until n = 9 only as the lowest and the highest
+# value, which is what one spoiled block moves; from 9 on it leaves one value out at each end.
+SIGN_TEST_MIN = 9
+# A statistic moves with the host's speed when Kendall's tau between it and the speed probe of
+# its blocks has a p-value under this, over at least SPEED_MIN blocks.
+SPEED_P = 0.05
+SPEED_MIN = 5
+
+MEDIAN, MEAN_OF_LOGS, MEAN, RATE, EVERY = ("median (sign test)", "geometric mean (t)",
+                                           "mean (t)", "rate (Clopper-Pearson)", "every run")
+
+
+@dataclass(frozen=True)
+class Speed:
+    """How a statistic taken per block moved with the host's speed probe (ms, higher is slower):
+    Kendall's tau, its p-value, and the statistic in the faster and the slower half of the
+    blocks."""
+
+    tau: float
+    p: float
+    faster: float
+    slower: float
+
+    @property
+    def moves(self):
+        return self.p < SPEED_P
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate and its confidence interval: low and high at `level` (0 for a demonstration,
+    which claims none), from n values of `unit` (blocks, runs, requests); a rate also has its
+    events. low may be -inf and high inf: too few values for an interval."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    n: int
+    method: str
+    unit: str = "blocks"
+    events: Optional[int] = None
+    speed: Optional[Speed] = None
+    left_out: int = 0  # blocks whose runs met different hosts (results.HOST_CHANGED)
+
+    @property
+    def bounded(self):
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
+    def text(self, digits=2, prefix="", suffix=""):
+        """'×1.41 [×1.26–×1.52; 95 %, 6 blocks]', '12 of 30,000 requests: 0.040 % [0.021–0.070 %;
+        95 %]', '×1.41 [1 block: no interval]'."""
+        def one(value):
+            return f"{prefix}{value:,.{digits}f}{suffix}"
+
+        if self.method == RATE:
+            estimate, low, high = percents(self.estimate, self.low, self.high)
+            return (f"{self.events:,} of {self.n:,} {self.unit}: {estimate} % [{low}–{high} %; "
+                    f"{level_text(self.level)}]")
+        if self.method == EVERY:
+            return (f"{one(self.estimate)} in every run [{one(self.low)}–{one(self.high)}, "
+                    f"{self.n} {self.unit}]")
+        left = (f"; {self.left_out} more left out: a CPU quota held back one of their runs and "
+                "not the other" if self.left_out else "")
+        if not self.bounded:
+            return f"{one(self.estimate)} [{self.n} {self.singular()}: no interval{left}]"
+        return (f"{one(self.estimate)} [{one(self.low)}–{one(self.high)}; "
+                f"{level_text(self.level)}, {self.n} {self.singular()}{left}]")
+
+    def singular(self):
+        return self.unit.removesuffix("s") if self.n == 1 else self.unit
+
+
+def level_text(level):
+    """0.9609 -> '96 %'."""
+    return f"{100 * level:.0f} %"
+
+
+def median(values):
+    """The median of the values that are not None; None when there are none."""
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def percents(*shares):
+    """Shares as percentages with the digits the largest needs: (0.0004, 0.001) -> ('0.040',
+    '0.100')."""
+    largest = 100 * max(shares)
+    digits = 0 if largest >= 10 else 1 if largest >= 1 else 3
+    return tuple(f"{100 * share:.{digits}f}" for share in shares)
+
+
+def sign_test_rank(n, level=LEVEL):
+    """The largest k whose [x(k), x(n+1-k)] covers the median with at least `level`; 0 when
+    none does (n too small)."""
+    best = 0
+    for k in range(1, n // 2 + 1):
+        if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= level:
+            best = k
+    return best
+
+
+def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
+    """The Interval of a figure taken in each block (None values left out); None without values.
+    probes: the speed probe of each value's block (ms), to see whether the figure moves with
+    it; left_out: blocks the caller left out, to say so."""
+    pairs = [(v, p) for v, p in zip(values, probes or [None] * len(values)) if v is not None]
+    values = [v for v, _ in pairs]
+    if not values:
+        return None
+    n = len(values)
+    speed = moved_with_speed(pairs)
+    ordered = sorted(values)
+    if n >= SIGN_TEST_MIN:
+        k = sign_test_rank(n, level)
+        coverage = 1 - 2 * stats.binom.cdf(k - 1, n, 0.5)
+        return Interval(statistics.median(values), ordered[k - 1], ordered[n - k], coverage, n,
+                        MEDIAN, unit, speed=speed, left_out=left_out)
+    logs = all(v > 0 for v in values)
+    points = [math.log(v) for v in values] if logs else values
+    centre = statistics.mean(points)
+    half = math.inf
+    if n >= 2:
+        half = stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
+    if logs:
+        low = math.exp(centre - half) if math.isfinite(half) else -math.inf
+        high = math.exp(centre + half) if math.isfinite(half) else math.inf
+        return Interval(math.exp(centre), low, high, level, n, MEAN_OF_LOGS, unit, speed=speed,
+                        left_out=left_out)
+    return Interval(centre, centre - half, centre + half, level, n, MEAN, unit, speed=speed,
+                    left_out=left_out)
+
+
+def rate(events, trials, level=LEVEL, unit="requests"):
+    """The Clopper-Pearson Interval of events in trials; None without trials."""
+    if not trials:
+        return None
+    tail = (1 - level) / 2
+    low = 0.0 if events == 0 else float(stats.beta.ppf(tail, events, trials - events + 1))
+    high = 1.0 if events == trials else float(stats.beta.ppf(1 - tail, events + 1,
+                                                            trials - events))
+    return Interval(events / trials, low, high, level, trials, RATE, unit, events)
+
+
+def every(values, unit="runs"):
+    """A demonstration's values over its runs: the median, and each run a witness (the lowest
+    and the highest); None without values."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return Interval(statistics.median(values), min(values), max(values), 0.0, len(values),
+                    EVERY, unit)
+
+
+def moved_with_speed(pairs):
+    """Speed of (value, probe ms) pairs, None when fewer than SPEED_MIN have a probe or the
+    probes or values do not vary."""
+    pairs = [(v, p) for v, p in pairs if p is not None]
+    if len(pairs) < SPEED_MIN or len({p for _, p in pairs}) < 2 or len({v for v, _ in pairs}) < 2:
+        return None
+    tau, p = stats.kendalltau([v for v, _ in pairs], [q for _, q in pairs])
+    if math.isnan(tau):
+        return None
+    ordered = [v for v, _ in sorted(pairs, key=lambda pair: pair[1])]
+    half = len(ordered) // 2
+    return Speed(round(float(tau), 3), float(p), statistics.median(ordered[:half]),
+                 statistics.median(ordered[-half:]))
