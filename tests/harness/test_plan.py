@@ -61,14 +61,15 @@ def test_e1b_runs_every_concurrency_on_one_server_per_system():
     assert all(r.load.seconds == e1b.SECONDS["default"]
                for p in parts for g in p.groups for r in g.runs)
     assert parts[0].blocks == e1b.BLOCKS["default"] and parts[0].more > 0
+    assert parts[1].blocks == e1b.REAL_BLOCKS["default"] == parts[0].blocks + 1
     posts = e1b.plan(Context("full", ["php"]))[0].groups[0].runs
     assert [r.load.n for r in posts] == [1000, 2000, 20000] and posts[0].load.seconds == 0
 
 
-def test_the_calibrated_models_join_e1b_at_block_two_beside_their_real_systems():
+def test_the_calibrated_models_join_e1b_at_block_three_beside_their_real_systems():
     ctx = Context("default", ["php", "node", "blocking", "async"], calibration=calibration.flags)
     groups = {g.server.key: g for g in e1b.plan(ctx)[1].groups}
-    assert groups["blocking-cal"].joins == groups["async-cal"].joins == 2
+    assert groups["blocking-cal"].joins == groups["async-cal"].joins == e1b.JOINS == 3
     assert groups["php"].joins == 1 and callable(groups["async-cal"].flags)
     assert "async-cluster-cal" not in groups  # beyond the default only
     loops = {g.server.key for g in e1a.plan(ctx)[0].groups}

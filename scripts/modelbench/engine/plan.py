@@ -8,9 +8,9 @@ a point in a random order, so that the runs a claim compares are made seconds ap
 host, and no server always runs first or after the same neighbour; the points' order is reversed
 every other block (ABBA), so that a figure compared between two points of one server (E1b's -c 20
 and -c 200) meets a drift of the host from both sides. A group can join a part at a later block
-(a calibrated model, whose cost block 1 decides). After its planned blocks a part may run more
-(`more` at most, `step` at a time) for the comparisons still undecided (engine.blocks). Run ids
-are <base>-b<block>."""
+(a calibrated model, whose cost the blocks before decide). After its planned blocks a part may
+run more (`more` at most, `step` at a time) for the comparisons still undecided (engine.blocks).
+Run ids are <base>-b<block>."""
 
 import random
 from dataclasses import dataclass, field

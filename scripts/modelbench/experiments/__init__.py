@@ -8,8 +8,8 @@ ALL = [e1a, e1b, e2, e3, e4, calibration, e5, e6]
 
 
 def run_order(chosen):
-    """The chosen experiments in the order they run: ALL's, but E1b first, whose block 1 gives the
-    calibrated models their cost, which E1a's calibrated loops need."""
+    """The chosen experiments in the order they run: ALL's, but E1b first, whose first blocks give
+    the calibrated models their cost, which E1a's calibrated loops need."""
     return sorted(chosen, key=lambda experiment: (experiment is not e1b, ALL.index(experiment)))
 
 

@@ -3,14 +3,14 @@ system it stands for spends on this machine — blocking against Apache+PHP, asy
 against Node.js — and the models run with it beside the native models and the real systems in E1a
 and E1b.
 
-It needs no runs of its own: E1b's block 1 measured every real system and every native model,
-warm, at -c 1, 20 and 200, and the server's CPU per request (its process tree, /proc) of each. A
+It needs no runs of its own: E1b measured every native model (its first part) and, in the blocks
+before the calibrated models join its second part, every real system, warm, at -c 1, 20 and 200,
+and the server's CPU per request (its process tree, /proc) of each. A
 model's cost at a concurrency is what it lacks there: the real system's CPU per request less the
 native model's. One cost per model, the median of the three (docs/experiments.md says why one and
 not one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
 serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
-axis. The calibrated models then join E1b's blocks from block 2, beside their real systems, and
-E1a's; the report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on
+axis. The calibrated models then join E1b's blocks beside their real systems, and E1a's; the report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on
 CPU per request at every concurrency, block by block, and names the measured cause of every miss.
 This module plans no runs: E1b and E1a give the calibrated models their groups.
 """
@@ -205,11 +205,12 @@ def section(results):
     return "\n".join([
         f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
-        "per /html request in E1b's block 1 less the native model's (warm servers). One cost per "
+        "per /html request in E1b's blocks before the calibrated models joined less the native "
+        "model's (warm servers, medians). One cost per "
         "model, the median of the three, burnt as CPU on the thread that serves each page "
         "(`--cpu-per-request-us`, a point on E5's axis); the async cluster takes async's. The "
-        "calibrated models then joined E1b's blocks from block 2, and E1a's (their columns "
-        "*calibrated*).",
+        f"calibrated models then joined E1b's blocks from block {e1b.JOINS}, and E1a's (their "
+        "columns *calibrated*).",
         "",
         table(["model ↔ real system"] + [f"lacks at -c {c} (ms)" for c in e1b.CONCURRENCIES]
               + ["chosen cost"], rows), "",

@@ -36,7 +36,7 @@ def group(ctx, server, flags=(), optional=False):
 
 def plan(ctx):
     """Each block runs every system's loop once, in a random order; the calibrated models' loops
-    too, with the cost E1b's block 1 chose (E1b runs first)."""
+    too, with the cost E1b's first blocks chose (E1b runs first)."""
     native = ctx.mysql_native()
     calibrated = [group(ctx, s, ctx.calibration(s.system.name))
                   for s in ctx.calibrated_servers()]
