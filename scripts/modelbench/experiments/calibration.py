@@ -5,14 +5,15 @@ and E1b.
 
 It needs no runs of its own: E1b measured every native model (its first part) and, in the blocks
 before the calibrated models join its second part, every real system, warm, at -c 1, 20 and 200,
-and the server's CPU per request (its process tree, /proc) of each. A
-model's cost at a concurrency is what it lacks there: the real system's CPU per request less the
-native model's. One cost per model, the median of the three (docs/experiments.md says why one and
-not one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
+and the server's CPU per request (its process tree, /proc) of each. A model's cost at a
+concurrency is what it lacks there: the real system's CPU per request less the native model's
+(medians). One cost per model, the median of the three (docs/experiments.md says why one and not
+one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
 serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
-axis. The calibrated models then join E1b's blocks beside their real systems, and E1a's; the report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on
-CPU per request at every concurrency, block by block, and names the measured cause of every miss.
-This module plans no runs: E1b and E1a give the calibrated models their groups.
+axis. The calibrated models then join E1b's blocks beside their real systems, and E1a's; the
+report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on CPU per
+request at every concurrency, block by block, and names the measured cause of every miss. This
+module plans no runs: E1b and E1a give the calibrated models their groups.
 """
 
 import json

@@ -1,13 +1,13 @@
 """E1b: /html under ab at -c 1, 20 and 200 on every system and the cluster variants (the
 follow-up the post proposed: Node.js with node:cluster, the async model with a worker per core),
 and the calibrated models once blocks 1 and 2 have given them their cost: the models in one
-part, the real systems and the calibrated models in another. Every server of a part is up for the whole
-part, and its blocks run every server at each concurrency in turn, short runs seconds apart, the
-concurrencies' order reversed every other block: a ratio between two servers, or between two
-concurrencies of one, is taken within a block. Each server is warmed up at a
-concurrency before its first run there and led in before the others: the posts measured servers
-that had been running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at -c 20 and
--c 200, Node.js 119 and 114."""
+part, the real systems and the calibrated models in another. Every server of a part is up for
+the whole part, and its blocks run every server at each concurrency in turn, short runs seconds
+apart, the concurrencies' order reversed every other block: a ratio between two servers, or
+between two concurrencies of one, is taken within a block. Each server is warmed up at a
+concurrency before its first run there and led in before the others: the posts measured
+servers that had been running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at
+-c 20 and -c 200, Node.js 119 and 114."""
 
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
