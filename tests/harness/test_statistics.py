@@ -78,3 +78,8 @@ def test_a_statistic_that_follows_the_host_speed_says_so():
 def test_text_gives_the_level_and_n():
     interval = Interval(1.41, 1.26, 1.52, 0.95, 6, statistics.MEAN_OF_LOGS)
     assert interval.text(2, prefix="×") == "×1.41 [×1.26–×1.52; 95 %, 6 blocks]"
+
+
+def test_an_interval_too_wide_for_a_float_is_unbounded():
+    interval = of_blocks([1e-300, 1e300])
+    assert not interval.bounded and interval.high == math.inf

@@ -137,7 +137,7 @@ def test_three_second_requests_need_an_overflow_with_the_posts_backlog():
 
 
 def test_failures_are_a_rate_over_all_the_sides_requests():
-    # Eight non-2xx answers in one run of four: one in 7,500, under the bound of one in 10,000
+    # Eight non-2xx answers in one run of four: one in 7,500, under the bound of one in 5,000
     # only if the interval says so; it does not.
     records = []
     for server in ("php", "node"):
@@ -159,8 +159,9 @@ def test_the_fpm_socket_claim_is_a_share_of_answers_as_the_post_says():
     records[0]["figures"]["non2xx"] = records[1]["figures"]["non2xx"] = 12000
     claims = {c.key: c for c in e2.nginx_claims(results(*records))}
     assert claims["E2n FPM unix socket"].real.verdict == REPRODUCED
-    # No answer failed at -c 100 in 20,000: not enough to bound the rate under one in 10,000.
+    # No answer failed at -c 100 in 10,000: not enough to bound the rate under one in 5,000.
     del records[3]
+    records[2]["figures"]["complete"] = 10000
     claims = {c.key: c for c in e2.nginx_claims(results(*records))}
     assert claims["E2n FPM unix socket"].real.verdict == INCONCLUSIVE
 
@@ -215,3 +216,13 @@ def test_a_block_whose_runs_met_a_quota_and_no_quota_is_left_out():
     assert side.statistic.n == 3 and side.statistic.left_out == 1
     assert side.verdict == REPRODUCED
     assert "1 more left out: a CPU quota held back one of their runs" in side.evidence
+
+
+def test_a_comparison_whose_every_block_was_left_out_is_inconclusive_and_says_why():
+    def at(value, throttled):
+        return dict(rate(value), throttled_pct=throttled)
+    r = results(*blocks("e1b-php-c20", "php", at(1300, 0), at(600, 95)),
+                *blocks("e1b-node-c20", "node", at(500, 97), at(1000, 0)))
+    side = {c.key: c for c in e1b.faster_claims(r)}["E1b PHP faster"].real
+    assert side.verdict == INCONCLUSIVE and side.statistic.n == 0
+    assert "no block to judge on: all 2 left out" in side.evidence

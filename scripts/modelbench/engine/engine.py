@@ -168,11 +168,13 @@ class Engine:
         progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         groups = {run.base: group for part in parts for group in part.groups for run in group.runs}
         last_part = {server_key(group): i for i, part in enumerate(parts) for group in part.groups}
-        measured = set()
+        measured, not_runnable = set(), set()
 
         def measure(part, number, run):
             first = run.base not in measured
             measured.add(run.base)
+            if run.base in not_runnable:
+                return None  # a system that cannot run here: said once, in its first block
             group = groups[run.base]
             held = self.held.get(server_key(group))
             if held is None:
@@ -183,7 +185,10 @@ class Engine:
             progress.step(f"{run.title} (block {number}/{part.blocks}"
                           f"{'' if planned else ', more'})", estimate_s(run, first), planned)
             held.last_run = f"{run.base}-b{number}"
-            return self._run(run, number, held)
+            record = self._run(run, number, held)
+            if run.optional and record.get("status") != "ok":
+                not_runnable.add(run.base)
+            return record
 
         def end_part(part):
             """Stops the servers no later part runs."""

@@ -92,6 +92,9 @@ class Interval:
                     f"{self.n} {self.unit}]")
         left = (f"; {self.left_out} more left out: a CPU quota held back one of their runs and "
                 "not the other" if self.left_out else "")
+        if self.n == 0:
+            return (f"no block to judge on: all {self.left_out} left out, a CPU quota held back "
+                    "one of their runs and not the other")
         if not self.bounded:
             return f"{one(self.estimate)} [{self.n} {self.singular()}: no interval{left}]"
         return (f"{one(self.estimate)} [{one(self.low)}–{one(self.high)}; "
@@ -137,7 +140,9 @@ def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
     pairs = [(v, p) for v, p in zip(values, probes or [None] * len(values)) if v is not None]
     values = [v for v, _ in pairs]
     if not values:
-        return None
+        # Every block left out: measured, but nothing to judge on.
+        return Interval(math.nan, -math.inf, math.inf, level, 0, MEAN_OF_LOGS, unit,
+                        left_out=left_out) if left_out else None
     n = len(values)
     speed = moved_with_speed(pairs)
     ordered = sorted(values)
@@ -153,12 +158,20 @@ def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
     if n >= 2:
         half = stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
     if logs:
-        low = math.exp(centre - half) if math.isfinite(half) else -math.inf
-        high = math.exp(centre + half) if math.isfinite(half) else math.inf
+        low = exp_or(centre - half, -math.inf)
+        high = exp_or(centre + half, math.inf)
         return Interval(math.exp(centre), low, high, level, n, MEAN_OF_LOGS, unit, speed=speed,
                         left_out=left_out)
     return Interval(centre, centre - half, centre + half, level, n, MEAN, unit, speed=speed,
                     left_out=left_out)
+
+
+def exp_or(value, beyond):
+    """e to the value, or beyond where that is no finite float (an interval too wide to bound)."""
+    try:
+        return math.exp(value) if math.isfinite(value) else beyond
+    except OverflowError:
+        return beyond
 
 
 def rate(events, trials, level=LEVEL, unit="requests"):

@@ -25,7 +25,7 @@ def interval_json(interval, digits=4):
     if interval is None:
         return None
     speed = interval.speed
-    return {"estimate": round(interval.estimate, digits), "low": bound(interval.low, digits),
+    return {"estimate": bound(interval.estimate, digits), "low": bound(interval.low, digits),
             "high": bound(interval.high, digits), "level": round(interval.level, 4),
             "n": interval.n, "unit": interval.unit, "method": interval.method,
             **({"events": interval.events} if interval.events is not None else {}),

@@ -24,6 +24,8 @@ def interval_cell(interval, digits=1, prefix=""):
     has no interval, '–' when not measured."""
     if interval is None:
         return "–"
+    if interval.n == 0:
+        return f"– (all {interval.left_out} blocks left out)"
     estimate = f"{prefix}{interval.estimate:,.{digits}f}"
     if not interval.bounded:
         return f"{estimate} (n={interval.n})"
