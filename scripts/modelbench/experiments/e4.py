@@ -1,6 +1,6 @@
 """E4: the deferred task and /json under siege. /tasks?delay_ms= logs task one, schedules task
 two after the delay (a timer on the async side, a sleep of the worker on the blocking side) and
-answers with task three: the order of three log lines, one round. Then `siege -c 500 -d 1` and
+answers with task three: the order of three log lines, one block. Then `siege -c 500 -d 1` and
 `-c 1000 -d 1` against /json (the post: about 990 trans/s for both at 500 users; at 1000,
 Node.js 1437 and PHP+Apache 1990 trans/s, siege concurrency 281 against 5.6). The four servers
 are up together and their crowds run in blocks: each block runs all four at 500 users, then at

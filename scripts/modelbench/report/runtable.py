@@ -73,7 +73,7 @@ def extremes(values, digits):
 
 def status_cell(results, base):
     """The server's CPU by its own /status: the only figure for a remote server; beside /proc's,
-    the median of both and their difference, flagged when a round's exceeds the tolerance."""
+    the median of both and their difference, flagged when a block's exceeds the tolerance."""
     if results.record(base).get("figures", {}).get("server_cpu_source") == STATUS:
         return f"{fmt(results.figure(base, 'server_cpu_s'), 2)} s (remote: /status only)"
     status = results.figure(base, "status_cpu_s")
