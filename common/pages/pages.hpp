@@ -1,5 +1,5 @@
 // The responses of every endpoint and every error, from what they show. Pure: no counters, no
-// logs, no I/O; what to answer is decided in common/http/exchange, how to send it by a server.
+// logs, no I/O; what to answer is decided in common/exchange, how to send it by a server.
 #pragma once
 
 #include "common/db/workload.hpp"

@@ -1,6 +1,6 @@
 #include "servers/async/connection.hpp"
 
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>

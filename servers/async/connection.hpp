@@ -6,7 +6,7 @@
 
 #include "common/config.hpp"
 #include "common/coroutines.hpp"
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 #include "common/http/request_parser.hpp"
 #include "servers/async/model_work.hpp"
 

@@ -1,7 +1,7 @@
 #include "servers/async/connection_pool.hpp"
 
 #include "common/event_log.hpp"
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 
 #include <algorithm>
 #include <string>

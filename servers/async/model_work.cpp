@@ -1,6 +1,6 @@
 #include "servers/async/model_work.hpp"
 
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 #include "servers/async/fetch.hpp"
 
 namespace mb::async {

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "common/config.hpp"
+#include "common/exchange.hpp"
 #include "common/exchange_log.hpp"
-#include "common/http/exchange.hpp"
 #include "common/pages/pages.hpp"
 #include "servers/async/connection_pool.hpp"
 #include "servers/async/listener.hpp"

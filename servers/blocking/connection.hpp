@@ -5,7 +5,7 @@
 #pragma once
 
 #include "common/config.hpp"
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 #include "common/http/request_parser.hpp"
 #include "servers/blocking/database_access.hpp"
 #include "servers/blocking/socket_stream.hpp"

@@ -1,6 +1,6 @@
 #include "servers/blocking/socket_stream.hpp"
 
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>

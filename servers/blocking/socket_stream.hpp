@@ -89,7 +89,7 @@ class SocketStream {
     Wait wait_readable(Clock::time_point deadline, const StopSignal& stop);
 
     // Half-closes and discards what the peer still sends, for at most kLingerTime, so that the
-    // close that follows sends no reset (common/http/exchange.hpp).
+    // close that follows sends no reset (common/exchange.hpp).
     void lingering_close();
 
   private:

@@ -2,7 +2,7 @@
 // so who gets a connection when, the queue's limit and deadline, dropped and cancelled waiters
 // can all be checked on an io_context of the test's own.
 #include "servers/async/connection_pool.hpp"
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>

@@ -1,4 +1,4 @@
-#include "common/http/exchange.hpp"
+#include "common/exchange.hpp"
 
 #include "common/db/db_error.hpp"
 #include "common/event_log.hpp"
