@@ -1,5 +1,6 @@
-"""The harness's structure: no import circle among its modules, and docs/architecture.md
-listing every source file of common/, servers/ and scripts/ that exists, and only those."""
+"""The harness's structure: no import circle among its modules, each room importing only the
+rooms above it, and docs/architecture.md listing every source file of common/, servers/ and
+scripts/ that exists, and only those."""
 
 import ast
 import os
@@ -78,6 +79,38 @@ def test_no_import_circle():
     assert len(graph) > 30 and graph["modelbench.experiments.calibration"]
     found = circle(graph)
     assert found is None, "import circle: " + " → ".join(found or [])
+
+
+# docs/architecture.md's rooms, top first; every module outside them (the verbs and what they
+# share: checkout, prepare, checks, remote, the entry point) is in the last, "verbs".
+ROOMS = ("systems", "engine", "report", "experiments")
+
+
+def room(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ROOMS else "verbs"
+
+
+def upward_imports(graph):
+    """The imports that reach a room below the importer's own, as (importer, imported)."""
+    rank = {name: number for number, name in enumerate(ROOMS + ("verbs",))}
+    return sorted((name, other) for name, others in graph.items() for other in others
+                  if rank[room(other)] > rank[room(name)])
+
+
+def test_the_room_check_finds_an_import_from_below():
+    graph = {"modelbench.engine.engine": {"modelbench.systems", "modelbench.report.tables"},
+             "modelbench.report.tables": {"modelbench.engine.plan"},
+             "modelbench.bench": {"modelbench.checkout", "modelbench.experiments"}}
+    assert upward_imports(graph) == [("modelbench.engine.engine", "modelbench.report.tables")]
+
+
+def test_each_room_imports_only_the_rooms_above_it():
+    known = modules()
+    graph = {name: imports(path, known) for name, path in known.items()}
+    assert {room(name) for name in graph} == set(ROOMS) | {"verbs"}
+    found = upward_imports(graph)
+    assert not found, "imports from a room below: " + ", ".join(f"{a} → {b}" for a, b in found)
 
 
 def listed_files():
