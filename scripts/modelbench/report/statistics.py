@@ -56,6 +56,10 @@ class Speed:
         return self.p < SPEED_P
 
 
+# Why a block is left out of a comparison (report.results.host_changed).
+QUOTA_SPLIT = "a CPU quota held back one of their runs and not the other"
+
+
 @dataclass(frozen=True)
 class Interval:
     """An estimate and its confidence interval: low and high at `level` (0 for a demonstration,
@@ -90,11 +94,9 @@ class Interval:
         if self.method == EVERY:
             return (f"{one(self.estimate)} in every run [{one(self.low)}–{one(self.high)}, "
                     f"{self.n} {self.unit}]")
-        left = (f"; {self.left_out} more left out: a CPU quota held back one of their runs and "
-                "not the other" if self.left_out else "")
         if self.n == 0:
-            return (f"no block to judge on: all {self.left_out} left out, a CPU quota held back "
-                    "one of their runs and not the other")
+            return f"no block to judge on: all {self.left_out} left out, {QUOTA_SPLIT}"
+        left = f"; {self.left_out} more left out: {QUOTA_SPLIT}" if self.left_out else ""
         if not self.bounded:
             return f"{one(self.estimate)} [{self.n} {self.singular()}: no interval{left}]"
         return (f"{one(self.estimate)} [{one(self.low)}–{one(self.high)}; "
