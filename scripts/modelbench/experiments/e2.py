@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from modelbench.engine import machine
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (SIDES, cpu_per_request, figures, keys_with, nothing,
-                                         part, run_table)
+from modelbench.experiments.base import (NO_FAILURES, SIDES, cpu_per_request, figures,
+                                         keys_with, nothing, part, run_table)
 from modelbench.report import statistics
 from modelbench.report.results import client_text
 from modelbench.report.runtable import counter_rows, load_rows, pair_cpu_row, pair_row
@@ -52,11 +52,6 @@ RETRANSMIT_MS = 1000
 STALL_MS = 500
 SIMILAR = 1.25  # "about as fast": within ×0.8–×1.25
 EXPRESS_BELOW = 0.85
-# "No failed requests" (E2: none of 100,000): a rate under one in 5,000, under the one in 2,700
-# that E4's post called a break (335 failures in a 15-minute run at about 990 trans/s). None in
-# 18,500 requests bounds a rate under it; one in 10,000 needed 37,000, which two blocks through
-# nginx reached on a quiet host and missed under a CPU quota (33,669).
-NO_FAILURES = 2e-4
 # PHP-FPM on a unix socket "answered more than half not 200 OK at -c 200, all OK at -c 100".
 MORE_THAN_HALF = 0.5
 

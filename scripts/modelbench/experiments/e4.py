@@ -8,8 +8,9 @@ are up together and their crowds run in blocks: each block runs all four at 500 
 led in before the others."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
-from modelbench.experiments.base import (SIDES, cpu_per_request, figures, keys_with,
-                                         machine_split, ms, nothing, part, run_table)
+from modelbench.experiments.base import (NO_FAILURES, SIDES, cpu_per_request, figures,
+                                         keys_with, machine_split, ms, nothing, part,
+                                         run_table)
 from modelbench.report import statistics
 from modelbench.report.runtable import load_rows, pair_row
 from modelbench.report.tables import fmt, interval_cell
@@ -25,7 +26,6 @@ SIEGE_S = {"smoke": (3, 3), "default": (3, 4), "standard": (10, 10), "full": (30
 BLOCKS = {"smoke": 1, "default": 2, "standard": 5, "full": 2}
 USERS = (500, 1000)
 SIMILAR = 1.25  # "about 990 trans/s for both": within ×0.8–×1.25
-NO_FAILURES = 2e-4  # as E2's: the post called 335 failures in 891,000 transactions a break
 CROWD_FASTER = 1.2  # the post: 1990 / 1437 = ×1.38
 CROWD_CONCURRENCY = 10  # the post: 281 / 5.6 = ×50
 
