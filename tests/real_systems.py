@@ -1,4 +1,4 @@
-"""The real systems the tests start (peers_test.py, systems_test.py): each one's launcher command,
+"""The real systems the tests start (same_bytes_test.py, systems_test.py): each one's launcher command,
 the model whose /tasks it answers as, and the processes its tree must hold.
 
 Started through the harness's engine.server.start only; the rest (task lines, commands, the checks)
@@ -16,7 +16,7 @@ TASK_LINE = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) tasks #(\d+): (.*)$")
 
 
 @dataclass(frozen=True)
-class System:
+class SystemUnderTest:
     """name: what the checks print. command(source, blocking, async): its command line without
     --listen. waits_for_task_two: /tasks as the blocking model (True) or the async one (False).
     tree: (process name, at least, exactly or None) of its process tree. endpoints: those it
@@ -33,7 +33,7 @@ class System:
         return [program, "--listen", listen, *flags]
 
 
-def peer(*parts):
+def launcher(*parts):
     return lambda source, blocking, asynchronous: [os.path.join(source, "servers", *parts[0])] + list(parts[1:])
 
 
@@ -71,21 +71,21 @@ def systems():
     nginx = ("nginx", 2, 2)  # the master and its one worker (worker_processes 1)
     return [
         # prefork: the parent and StartServers (5) children, each running PHP in-process.
-        System("php", peer(PHP), True, (("apache2", 6, None),)),
-        System("node", peer(NODE), False, (("node", 1, 1),)),
-        System("node --cluster", peer(NODE, "--cluster"), False, (("node", workers + 1, workers + 1),)),
-        System("express", peer(EXPRESS), False, (("node", 1, 1),)),
+        SystemUnderTest("php", launcher(PHP), True, (("apache2", 6, None),)),
+        SystemUnderTest("node", launcher(NODE), False, (("node", 1, 1),)),
+        SystemUnderTest("node --cluster", launcher(NODE, "--cluster"), False, (("node", workers + 1, workers + 1),)),
+        SystemUnderTest("express", launcher(EXPRESS), False, (("node", 1, 1),)),
         # FPM: the master and pm.start_servers (20) children.
-        System("fpm", peer(FPM), True, (nginx, ("php-fpm8.2", 21, None))),
-        System("fpm unix", peer(FPM, "--fpm-listen", "unix"), True, (nginx, ("php-fpm8.2", 21, None))),
+        SystemUnderTest("fpm", launcher(FPM), True, (nginx, ("php-fpm8.2", 21, None))),
+        SystemUnderTest("fpm unix", launcher(FPM, "--fpm-listen", "unix"), True, (nginx, ("php-fpm8.2", 21, None))),
         # mpm_event: the parent and StartServers (2) children; FPM's master and 2 children.
-        System("apache-fpm", peer(APACHE_FPM), True, (("apache2", 3, None), ("php-fpm8.2", 3, None))),
-        System("nginx+node", behind_nginx(peer(NODE)), False, (nginx, ("node", 1, 1))),
-        System("nginx+express", behind_nginx(peer(EXPRESS)), False, (nginx, ("node", 1, 1))),
-        System("nginx+blocking", behind_nginx(lambda s, b, a: [b]), True,
+        SystemUnderTest("apache-fpm", launcher(APACHE_FPM), True, (("apache2", 3, None), ("php-fpm8.2", 3, None))),
+        SystemUnderTest("nginx+node", behind_nginx(launcher(NODE)), False, (nginx, ("node", 1, 1))),
+        SystemUnderTest("nginx+express", behind_nginx(launcher(EXPRESS)), False, (nginx, ("node", 1, 1))),
+        SystemUnderTest("nginx+blocking", behind_nginx(lambda s, b, a: [b]), True,
                (nginx, ("blocking-server", 1, 1))),
-        System("nginx+async", behind_nginx(lambda s, b, a: [a]), False, (nginx, ("async-server", 1, 1))),
-        System("nginx hello", lambda s, b, a: [os.path.join(s, "servers", *NGINX), "--nginx-hello"],
+        SystemUnderTest("nginx+async", behind_nginx(lambda s, b, a: [a]), False, (nginx, ("async-server", 1, 1))),
+        SystemUnderTest("nginx hello", lambda s, b, a: [os.path.join(s, "servers", *NGINX), "--nginx-hello"],
                True, (nginx,), ("/hello",)),
     ]
 

@@ -119,7 +119,7 @@ class Pool:
     """A started pool: .address, what nginx's fastcgi_pass takes ("127.0.0.1:PORT" or
     "unix:PATH"), and .apache_handler, what Apache's SetHandler takes."""
 
-    def __init__(self, system, me, args, directory):
+    def __init__(self, supervisor, me, args, directory):
         if not os.access(PHP_FPM, os.X_OK):
             raise launcher.StartFailed(f"{PHP_FPM} is not installed (php8.2-fpm): run scripts/deps.sh")
         if launcher.as_root() and not launcher.www_data_can("-x", directory):
@@ -147,15 +147,15 @@ class Pool:
         db_env = launcher.db_environment(args)
         write_config(directory, listen, args.fpm_backlog, args.pm, sorted(db_env))
         self.copy = launcher.LogCopy([self.log])
-        system.cleanups.append(self.copy.stop)
+        supervisor.cleanups.append(self.copy.stop)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **db_env}
-        self.daemon = system.start(launcher.Daemon(
+        self.daemon = supervisor.start(launcher.Daemon(
             "PHP-FPM", [PHP_FPM, "--nodaemonize", "--fpm-config", os.path.join(directory, "php-fpm.conf")],
             graceful=signal.SIGQUIT, forced=signal.SIGTERM, env=env))
         deadline = time.monotonic() + launcher.READY_TIMEOUT_S
         while not (os.path.exists(pid_file) and _accepts(listen)):
-            if not self.daemon.running() or time.monotonic() > deadline or system.sleep(0.05):
-                if system.signals:
+            if not self.daemon.running() or time.monotonic() > deadline or supervisor.sleep(0.05):
+                if supervisor.signals:
                     raise launcher.StartFailed("stopped while PHP-FPM started")
                 raise launcher.StartFailed(f"PHP-FPM did not start (config and log in {directory}): "
                                            f"{launcher.tail(self.log, 3)}")

@@ -352,7 +352,7 @@ def descendants(pid):
     return found
 
 
-class System:
+class Supervisor:
     """The daemons of one system, front last: started in order, stopped front first (the front
     finishes the requests in flight, which need the ones behind it).
 
@@ -451,19 +451,19 @@ class System:
 
 
 def run(me, body):
-    """Runs body(system) -> exit status; StartFailed is exit 1 with its message, after the stop
+    """Runs body(supervisor) -> exit status; StartFailed is exit 1 with its message, after the stop
     of whatever had started."""
-    system = System(me)
+    supervisor = Supervisor(me)
     status = 1
     try:
-        status = body(system)
+        status = body(supervisor)
     except StartFailed as error:
         # A signal while it started: stopped as asked, not a failure.
-        status = 0 if system.signals else 1
-        if not system.signals:
+        status = 0 if supervisor.signals else 1
+        if not supervisor.signals:
             log(me, str(error))
     finally:
-        system.stop()
+        supervisor.stop()
     return status
 
 
@@ -479,10 +479,10 @@ def tail(path, lines=5):
         return ""
 
 
-def serve_front(system, me, args, port, directory, name, pid_file, start):
+def serve_front(supervisor, me, args, port, directory, name, pid_file, start):
     """Starts the front server (the one on --listen) with start(port) -> Daemon, whose error log
     is DIR/error.log and pid file pid_file; waits until /hello answers through it, prints
-    the ready line, serves until a signal (system.serve). With --listen HOST:0, a port taken
+    the ready line, serves until a signal (supervisor.serve). With --listen HOST:0, a port taken
     before the front bound it is tried again with another free port, at most 3 times."""
     error_log = os.path.join(directory, "error.log")
     refuse_if_running(pid_file)
@@ -493,20 +493,20 @@ def serve_front(system, me, args, port, directory, name, pid_file, start):
         if os.path.exists(pid_file):
             os.unlink(pid_file)
         copy = LogCopy([error_log])
-        system.cleanups.append(copy.stop)
-        front = system.start(start(port))
-        if system.wait_ready(args.host, port, lambda: os.path.exists(pid_file)):
+        supervisor.cleanups.append(copy.stop)
+        front = supervisor.start(start(port))
+        if supervisor.wait_ready(args.host, port, lambda: os.path.exists(pid_file)):
             log(me, f"{name} master pid {front.pid}, configuration and error.log in {directory}")
             ready_line(args.host, port)
-            return system.serve()
-        if system.signals:
+            return supervisor.serve()
+        if supervisor.signals:
             return 0
         front.signal(signal.SIGTERM)
         if not front.wait(FORCED_S):
             front.kill_group()
-        system.daemons.remove(front)
+        supervisor.daemons.remove(front)
         copy.stop()
-        system.cleanups.remove(copy.stop)
+        supervisor.cleanups.remove(copy.stop)
         if "Address already in use" not in tail(error_log, 20):
             break
     raise StartFailed(f"{name} did not start on {args.host}:{port} (config and log in "

@@ -107,7 +107,7 @@ def command(directory):
             "-e", os.path.join(directory, "error.log")]
 
 
-def serve(system, me, args, locations, upstream="", directory=None, port=None):
+def serve(supervisor, me, args, locations, upstream="", directory=None, port=None):
     """nginx on --listen (port: chosen already, else --listen's or a free one) with these
     locations, until a signal: launcher.serve_front. directory: the instance's (default: --dir,
     else var/nginx/PORT)."""
@@ -119,5 +119,5 @@ def serve(system, me, args, locations, upstream="", directory=None, port=None):
         return launcher.Daemon("nginx", command(directory), graceful=signal.SIGQUIT,
                                forced=signal.SIGTERM)
 
-    return launcher.serve_front(system, me, args, port, directory, "nginx",
+    return launcher.serve_front(supervisor, me, args, port, directory, "nginx",
                                 os.path.join(directory, "nginx.pid"), start)

@@ -74,8 +74,8 @@ function loadDriver(name) {
                     `${error.name}${code}: ${error.message} (at ${thrownAt(error)})`);
   }
   if (name !== 'mysql') {
-    // Only a Node.js that still has process.EventEmitter gets here; this peer has no pool for it.
-    throw new Error(`${name} loaded, but this peer has no pool for it on Node.js ${process.version}`);
+    // Only a Node.js that still has process.EventEmitter gets here; this server has no pool for it.
+    throw new Error(`${name} loaded, but this server has no pool for it on Node.js ${process.version}`);
   }
   return {name, createPool: driver.createPool};
 }

@@ -13,7 +13,7 @@ task one, task two, task three (the blocking server's); that each system's proce
 server it says (Apache's children, a node worker per core, nginx's master and worker, FPM's
 children); and that SIGTERM stops the whole tree with exit status 0.
 
-usage: peers_test.py SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER   (scripts/ on PYTHONPATH, as CTest
+usage: same_bytes_test.py SOURCE_DIR BLOCKING_SERVER ASYNC_SERVER   (scripts/ on PYTHONPATH, as CTest
 runs it: the servers are started by the harness package, modelbench)
 Needs the private MariaDB (scripts/db.sh start) and what scripts/deps.sh installs. Prints a line
 per check and "N passed, N failed"; exit status 1 when a check failed.
@@ -144,7 +144,7 @@ def main():
     source, blocking_binary, async_binary = arguments(__doc__)
     checks = Checks()
     servers = []
-    with tempfile.TemporaryDirectory(prefix="peers_test.") as work:
+    with tempfile.TemporaryDirectory(prefix="same_bytes_test.") as work:
         try:
             blocking = start("blocking", [blocking_binary, "--listen", "127.0.0.1:0"], work)
             servers.append(blocking)

@@ -1,5 +1,5 @@
 'use strict';
-// What the Node.js peers share: node-server (the plain http module) and express-server (Express
+// What the real Node.js systems share: node-server (the plain http module) and express-server (Express
 // routing) differ only in how a request reaches its endpoint. Here: the command line, the
 // endpoints (/html, /json, /hello, /factorial, the /tasks demo) as functions of the query that
 // answer through a reply(status, type, body, headers) of the server's own, and the lifecycle (the
