@@ -53,8 +53,8 @@ def open_files(needed):
 
 
 def ready(checkout, parts, directory, open_files_needed=0, needs=(), build_targets=()):
-    """prepare.ready for what the plan's systems (and setups: the delay proxy) need besides
-    needs and build_targets, with the open files its loads need."""
+    """prepare.ready for needs, build_targets and what the plan's systems (and setups: the delay
+    proxy) need, with the open files its loads need: (the Database, whether this started it)."""
     groups = [group for part in parts for group in part.groups]
     database, started = prepare.ready(
         checkout, {*needs, *(need for group in groups for need in group.server.system.needs)},
