@@ -5,7 +5,7 @@ too, which has no record)."""
 import os
 import signal
 
-from modelbench import prepare, verb
+from modelbench import bench, prepare, verb
 from modelbench.checkout import Checkout
 from modelbench.engine import steps
 from modelbench.engine.plan import Group, Load, Part, Run
@@ -70,3 +70,13 @@ def test_steps_count_failures_not_the_not_runnable(tmp_path):
     steps.add(directory, steps.Step("a-b2", steps.FAILED, "the server exited with status 1"))
     assert [s.id for s in steps.read(directory, steps.FAILED)] == ["a-b1", "a-b2"]
     assert steps.read(directory)[1] == steps.Step("b-b1", steps.NOT_RUNNABLE, "no Node.js", "")
+
+
+def test_bench_counts_a_failed_stop_that_has_no_record(tmp_path):
+    os.makedirs(tmp_path / "runs")
+    steps.add(str(tmp_path), steps.Step("bench-async-html-c1-b1", steps.FAILED,
+                                        "the server exited with status 1 on SIGTERM"))
+    settings = {"command": "scripts/bench.sh", "started": "", "seconds": 1, "blocks": 1,
+                "run_s": 0}
+    report, failures = bench.write_report(str(tmp_path), settings)
+    assert failures == 1 and "## Failed runs (1)" in report
