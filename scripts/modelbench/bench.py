@@ -8,19 +8,18 @@ with mod_php, blocking, blocking prefork, async and its cluster on /hello with a
 keep-alive and on /html, beside the no-HTTP floors: docs/cost-measurement.md); the memory
 (async holding 1000 idle keep-alive connections, blocking with 150 live workers). It runs
 through the engine, so every server is warmed up and every run measured on a quiet machine; it
-writes bench/<timestamp>/: report.md (printed at the end), bench.csv, runs/, raw/. The targets
-are docs/performance.md's. Exit status 0 when every run succeeded (whatever the figures), 1
-when one failed, 2 on bad arguments.
+writes results/bench-<UTC time>/: report.md (printed at the end), bench.csv, runs/, raw/. The
+targets are docs/performance.md's. Exit status 0 when every run succeeded (whatever the
+figures), 1 when one failed, 2 on bad arguments, 130 when interrupted.
 """
 
 import csv
 import os
 import subprocess
-import sys
 
-from modelbench import prepare, systems
+from modelbench import systems, verb
 from modelbench.checkout import Checkout
-from modelbench.engine import machine, processes, tools
+from modelbench.engine import machine, steps, tools
 from modelbench.engine.engine import Engine
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.engine.processes import CORES
@@ -94,8 +93,7 @@ def add_arguments(parser):
                         "point); the median is reported (default 3)")
     parser.add_argument("--only", metavar="LIST", default=",".join(PARTS),
                         help=f"parts to run, comma-separated: {', '.join(PARTS)} (default all)")
-    parser.add_argument("--results-dir", metavar="DIR",
-                        help="write there instead of bench/<timestamp>/")
+    verb.add_results_dir(parser, "bench")
     parser.add_argument("--max-wait", type=float, default=900, metavar="S",
                         help="wait at most S seconds for other work to leave the machine idle, "
                         "then measure anyway (default 900)")
@@ -115,7 +113,7 @@ def iterations_for(checkout, system, flags, k, seconds):
     command = [*systems.get(system).standalone(checkout, 100 * k), "--concurrency", str(k), *flags]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
-        raise prepare.PrepareError(f"{' '.join(command)} failed: {result.stderr.strip()[-300:]}")
+        raise verb.VerbError(f"{' '.join(command)} failed: {result.stderr.strip()[-300:]}")
     return max(200, int(tools.parse_standalone(result.stdout)["iterations_per_s"] * seconds))
 
 
@@ -124,10 +122,12 @@ def cost_base(key, case):
 
 
 def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
+    """The chosen parts; without a checkout (before the build, which sizes the ceilings' loops),
+    what to prepare for them."""
     ceilings = []
     for name, (system, flags) in CEILINGS.items():
         for k in sorted({1, CORES}) if "ceilings" in chosen else ():
-            n = iterations_for(checkout, system, flags, k, seconds)
+            n = iterations_for(checkout, system, flags, k, seconds) if checkout else 1
             server = ctx.server(system, key=name)
             ceilings.append(Group([Run(ceiling_base(name, k), f"{name} K={k}: {n} iterations",
                                        "bench", server, Load("standalone", n=n),
@@ -164,7 +164,7 @@ def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
                                Load("standalone", n=n), warm=False)]))
     parts = {"ceilings": Part(ceilings, blocks), "servers": Part(servers, blocks),
              "cost": Part(cost, blocks), "memory": Part(memory, 1)}
-    return [parts[name] for name in chosen]
+    return [parts[name] for name in PARTS if name in chosen]
 
 
 # ---- the report ------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ def write_report(directory, settings):
         writer.writeheader()
         writer.writerows({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
                          for row in rows.values())
-    failures = sum(1 for run in results.runs.values() if run.get("status") != "ok")
+    failures = len(steps.read(directory, steps.FAILED))
     report = render(rows, settings, failures, results)
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(report)
@@ -404,39 +404,19 @@ def run(args, parser):
     if not chosen or set(chosen) - set(PARTS):
         parser.error(f"--only: one or more of {', '.join(PARTS)}")
     checkout = Checkout.from_environment()
-    directory = os.path.abspath(args.results_dir or os.path.join(
-        checkout.root, "bench", f"{utc_now():%Y%m%dT%H%M%SZ}"))
-    os.makedirs(directory, exist_ok=True)
-    print(f"== bench: results in {directory}", flush=True)
-    processes.sigterm_as_ctrl_c()
+    directory = verb.results_dir(checkout, "bench", args.results_dir)
     seconds = 1.0 if args.quick else 5.0
-    try:
-        needs = ("build", "db") + (("php", "nginx") if "cost" in chosen else ())
-        database, _ = prepare.ready(checkout, needs, log_dir=directory)
-        _, _, enough = machine.raise_open_files(NEEDED_OPEN_FILES)
-        if not enough:
-            raise prepare.PrepareError(f"the open-file limit is below the {NEEDED_OPEN_FILES} "
-                                       "these runs need")
-        parts = make_plan(checkout, Context("default", ["blocking", "async", "php", "nginx"]),
-                          seconds, args.blocks, [p for p in PARTS if p in chosen])
-        gate = machine.QuietGate(print)
-        busy, waited = gate.wait_for_quiet(args.max_wait)
-        print(f"== measuring: other work kept {busy:.0f} % of the {CORES} cores busy (waited "
-              f"{waited:.0f} s)")
-        engine = Engine(directory, checkout, Recorder(directory, checkout, database.pid()), gate)
-        started = utc_now()
-        try:
-            engine.run(parts)
-        finally:
-            engine.stop_all()
-    except prepare.PrepareError as error:
-        print(f"bench.sh: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("bench.sh: interrupted", file=sys.stderr)
-        return 130
-    settings = {"command": "scripts/bench.sh " + " ".join(sys.argv[2:]), "blocks": args.blocks,
-                "started": started.strftime("%Y-%m-%d %H:%M"), "seconds": seconds,
+    ctx = Context("default", systems.names())
+    database, _ = verb.ready(checkout, make_plan(None, ctx, seconds, args.blocks, chosen),
+                             directory, NEEDED_OPEN_FILES)
+    parts = make_plan(checkout, ctx, seconds, args.blocks, chosen)
+    gate = machine.QuietGate(print)
+    verb.wait_for_quiet(gate, args.max_wait)
+    engine = Engine(directory, checkout, Recorder(directory, checkout, database.pid()), gate)
+    started = utc_now()
+    engine.run(parts)
+    settings = {"command": verb.command("bench"), "blocks": args.blocks, "seconds": seconds,
+                "started": started.strftime("%Y-%m-%d %H:%M"),
                 "run_s": (utc_now() - started).total_seconds()}
     report, failures = write_report(directory, settings)
     print(report)

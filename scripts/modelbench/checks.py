@@ -2,6 +2,7 @@
 servers' backlog, the ephemeral ports and TIME_WAIT reuse. Each is reported with the command that
 would fix it; no system setting is changed (only this run's soft open-file limit is raised)."""
 
+from modelbench import verb
 from modelbench.engine import machine
 from modelbench.experiments.e2 import POSTS_BACKLOG, SERVERS_BACKLOG as SERVER_BACKLOG
 from modelbench.experiments.e2 import somaxconn
@@ -17,19 +18,8 @@ def system_checks(log, users, burst):
         lines.append(line)
         log(f"  {line}")
 
-    needed = 2 * users + 400
-    soft, hard, enough = machine.raise_open_files(needed)
-    soft_text, hard_text = ("unlimited" if limit is None else limit for limit in (soft, hard))
-    if soft is None or soft >= needed:
-        check("ok", "", f"open files: soft limit {soft_text} (these runs need about {needed}).")
-    elif enough:
-        check("ok", "", f"open files: soft limit {soft_text} is below the {needed} these runs "
-              f"need (siege -c {users} and the server); raised to {needed} for "
-              f"this run's processes only (hard limit {hard_text}).")
-    else:
-        check("warning", "ulimit -Hn 65536 (as root, or nofile in /etc/security/limits.conf)",
-              f"open files: hard limit {hard_text} is below the {needed} these runs need; siege "
-              "and the server will fail with 'Too many open files'.")
+    enough, text, fix = verb.open_files(2 * users + 400)  # siege -c users and the server
+    check("ok" if enough else "warning", fix, text)
 
     cap = somaxconn()
     syn_backlog = machine.sysctl("net.ipv4.tcp_max_syn_backlog")

@@ -6,7 +6,7 @@ system calls per request, by `perf stat` on its process tree's tracepoints durin
 (counting slows the server: that run's CPU is not a measurement). Examples:
 scripts/profile.sh async --endpoint /hello -k -n 20000; scripts/profile.sh blocking --
 --db-connection persistent; scripts/profile.sh nginx --syscalls --endpoint /hello -c 200.
-Exit status 0 on success, 1 when the run failed, 2 on bad arguments.
+Exit status 0 on success, 1 when the run failed, 2 on bad arguments, 130 when interrupted.
 """
 
 import os
@@ -14,7 +14,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -22,6 +21,7 @@ from modelbench import prepare, systems
 from modelbench.checkout import Checkout
 from modelbench.engine import processes, server
 from modelbench.engine.measure import tail
+from modelbench.verb import VerbError
 
 # Under callgrind a server starts and answers about 50 times slower.
 READY_TIMEOUT_S = 30.0
@@ -31,10 +31,6 @@ REQUEST_TIMEOUT_S = 60.0
 ENTRY_FRAMES = re.compile(r"ld-linux|start_thread|_M_run|__libc_start_main|:main |"
                           r"\(below main\)|:clone |:0x[0-9a-f]+ \[.*libstdc\+\+")
 COST_LINE = re.compile(r"^ *([0-9,]+) \( *[0-9.]+%\) +(.*)$")
-
-
-class ProfileError(Exception):
-    pass
 
 
 def short_name(frame):
@@ -81,22 +77,22 @@ def profile(checkout, args, work):
         target = server.start(args.model, command, os.path.join(work, "server"),
                               ready_timeout_s=READY_TIMEOUT_S)
     except server.TargetError as error:
-        raise ProfileError(f"the server did not start under valgrind: {error}") from error
+        raise VerbError(f"the server did not start under valgrind: {error}") from error
     keepalive = ["-k"] if args.keepalive else []
     ab_output = os.path.join(work, "ab")
     try:
         for path in ("/html", "/json", "/hello", args.endpoint):
             reply = target.get(path, timeout=REQUEST_TIMEOUT_S)
             if reply.status != 200:
-                raise ProfileError(f"GET {path} answered '{reply.status or reply.error}' before "
+                raise VerbError(f"GET {path} answered '{reply.status or reply.error}' before "
                                    "the run")
         url = target.url(args.endpoint)
         if subprocess.run(["ab", "-q", *keepalive, "-c", str(args.concurrency), "-n", "100", url],
                           capture_output=True).returncode != 0:
-            raise ProfileError("the warm-up ab run failed")
+            raise VerbError("the warm-up ab run failed")
         if subprocess.run(["callgrind_control", "-z", str(target.pid)],
                           capture_output=True).returncode != 0:
-            raise ProfileError("callgrind_control -z failed")
+            raise VerbError("callgrind_control -z failed")
         print(f"== ab {' '.join(keepalive)} -c {args.concurrency} -n {args.requests} {url}",
               flush=True)
         with open(ab_output, "w") as f:
@@ -104,7 +100,7 @@ def profile(checkout, args, work):
                                    str(args.requests), url], stdout=f,
                                   stderr=subprocess.STDOUT).returncode
         if code != 0:
-            raise ProfileError(f"ab failed: {tail(ab_output)}")
+            raise VerbError(f"ab failed: {tail(ab_output)}")
         # The profile is written when the server exits: counted from the zeroing on, so the
         # measured requests and the shutdown, which costs little next to them. (A dump taken
         # mid-run would book the frames then on a stack with whole-run costs.)
@@ -118,12 +114,12 @@ def profile(checkout, args, work):
         if re.match(r"^(Complete|Failed) requests|^Non-2xx", line):
             print(line)
     if not os.path.exists(out) or os.path.getsize(out) == 0:
-        raise ProfileError(f"no callgrind output in {out}")
+        raise VerbError(f"no callgrind output in {out}")
     complete = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
     requests = int(complete.group(1)) if complete else 0
     total = program_total(out)
     if not total or not requests:
-        raise ProfileError(f"no totals in {out}")
+        raise VerbError(f"no totals in {out}")
     print(f"== {total // requests} instructions per request ({total} over {requests} requests)")
     print(f"== top {args.top} functions by instructions spent in them (exclusive), per request")
     print("\n".join(top_functions(out, total, requests, args.top)))
@@ -164,7 +160,7 @@ def syscalls(checkout, args, work):
         target.stop()
     complete = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
     if not complete or not os.path.exists(out):
-        raise ProfileError("ab or perf stat failed (are the syscalls tracepoints there?)")
+        raise VerbError("ab or perf stat failed (are the syscalls tracepoints there?)")
     requests = int(complete.group(1))
     rows = [(float(count) / requests, event.replace("raw_syscalls:sys_enter", "all system calls")
              .replace("syscalls:", "") + (" (failed)" if "sys_exit_" in event else ""))
@@ -206,14 +202,7 @@ def run(args, parser):
         if shutil.which(tool) is None:
             parser.error(f"{tool} not found (apt-get install linux-perf valgrind apache2-utils)")
     checkout = Checkout.from_environment()
-    try:
-        prepare.ready(checkout, (*systems.get(args.model).needs, "profile"))
-        with tempfile.TemporaryDirectory(prefix="profile.") as work:
-            (syscalls if args.syscalls else profile)(checkout, args, work)
-    except (ProfileError, prepare.PrepareError) as error:
-        print(f"profile.sh: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("profile.sh: interrupted", file=sys.stderr)
-        return 130
+    prepare.ready(checkout, (*systems.get(args.model).needs, "profile"))
+    with tempfile.TemporaryDirectory(prefix="profile.") as work:
+        (syscalls if args.syscalls else profile)(checkout, args, work)
     return 0

@@ -2,21 +2,19 @@
 every claim judged for both sides. It installs and builds what the chosen systems need, starts
 the private MariaDB when it is not running, checks the system limits the posts ran into, runs
 every experiment's plan through the engine (a failed run is reported and the rest still run),
-and writes results/<timestamp>/: report.md, summary.json, results.csv, the plots, runs/ and
-raw/. The terminal ends with the verdicts and the paths; the last line says what is left
-running. Exit status 0 when every run succeeded, 1 when any failed, 2 on bad arguments.
+and writes results/reproduce-<UTC time>/: report.md, summary.json, results.csv, the plots,
+runs/, raw/. The terminal ends with the verdicts, the paths and what is left running. Exit status
+0 when every run succeeded, 1 when any failed, 2 on bad arguments, 130 when interrupted.
 """
 
 import datetime
 import os
 import random
-import sys
 
-from modelbench import checks, experiments, prepare, remote, systems
+from modelbench import checks, experiments, remote, systems, verb
 from modelbench.checkout import Checkout
-from modelbench.engine import machine, plan, processes
+from modelbench.engine import machine, plan, steps
 from modelbench.engine.engine import Engine, estimate_plan_s
-from modelbench.engine.processes import CORES
 from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.engine.warmup import MAX_S as WARMUP_MAX_S
 from modelbench.experiments import base as experiment_base
@@ -76,8 +74,7 @@ def add_arguments(parser):
                         "-c 200) instead of timed runs (--full does this)")
     parser.add_argument("--keep-db", action="store_true",
                         help="leave the private MariaDB running if this run started it")
-    parser.add_argument("--results-dir", metavar="DIR",
-                        help="write there instead of results/<timestamp>/")
+    verb.add_results_dir(parser, "reproduce")
     parser.add_argument("--list", action="store_true",
                         help="print the plan (experiments, runs, an estimate of minutes) and "
                         "run nothing")
@@ -158,7 +155,7 @@ def versions(checkout, names):
                       "mariadb": first_line(["/usr/sbin/mariadbd", "--version"])}}
 
 
-def ending(directory, claims, settings, failures, plot_errors):
+def ending(directory, claims, settings, failed, plot_errors):
     """What the terminal shows at the end: the verdicts by side and where everything is."""
     if claims:
         log(table(["claim", "real systems", "models"],
@@ -172,11 +169,10 @@ def ending(directory, claims, settings, failures, plot_errors):
     log(f"== {settings.get('runs', 0)} runs in {settings.get('run_s', 0) / 60:.1f} min "
         f"({settings.get('more_runs', 0)} in blocks added for undecided comparisons), "
         f"{settings.get('remeasured', 0)} measured again after other work polluted them")
-    if failures:
-        log(f"== {failures} step(s) failed:")
-        with open(os.path.join(directory, "steps.tsv")) as f:
-            for fields in (line.rstrip("\n").split("\t") for line in f):
-                log(f"   {fields[0]}\t{fields[2]}")
+    if failed:
+        log(f"== {len(failed)} step(s) failed:")
+        for step in failed:
+            log(f"   {step.id}\t{step.cause}")
 
 
 def ran(directory):
@@ -188,10 +184,9 @@ def ran(directory):
 def write_report(directory, chosen):
     settings = document.read_json(os.path.join(directory, "settings.json"))
     results, claims, plot_errors = document.write(directory, chosen)
-    failures = sum(1 for line in document.read_text(os.path.join(directory, "steps.tsv"))
-                   .splitlines() if "\tfailed\t" in line)
-    summary.write(directory, settings, claims, chosen, results, failures)
-    return claims, settings, failures, plot_errors
+    failed = steps.read(directory, steps.FAILED)
+    summary.write(directory, settings, claims, chosen, results, len(failed))
+    return claims, settings, failed, plot_errors
 
 
 def run(args, parser):
@@ -199,8 +194,7 @@ def run(args, parser):
         try:
             a, b = (summary.load(d) for d in args.compare)
         except (OSError, ValueError) as error:
-            print(f"reproduce.sh: --compare: {error}", file=sys.stderr)
-            return 2
+            parser.error(f"--compare: {error}")
         log(summary.compare(a, b, *args.compare)[0])
         return 0
     chosen, names, targets = selected(args, parser)
@@ -222,32 +216,17 @@ def run(args, parser):
         return 0
     if not plan.count(parts):
         parser.error("nothing to run: the experiments chosen have no runs on these servers")
-
-    checkout = Checkout.from_environment()
-    directory = os.path.abspath(args.results_dir or os.path.join(
-        checkout.root, "results", f"{utc_now():%Y%m%dT%H%M%SZ}"))
-    os.makedirs(os.path.join(directory, "raw"), exist_ok=True)
-    needs = set() if targets else {n for p in parts for g in p.groups
-                                   for n in g.server.system.needs}
     log(f"== reproduce: size {args.size}, experiments {' '.join(e.KEY for e in chosen)}, "
         + (f"remote targets {' '.join(targets)}" if targets else f"servers {' '.join(names)}"))
-    log(f"== results: {directory}")
-    processes.sigterm_as_ctrl_c()
+    checkout = Checkout.from_environment()
+    directory = verb.results_dir(checkout, "reproduce", args.results_dir)
     database, started_db = None, False
     try:
-        extra = ["delay_proxy"] if any(g.around for p in parts for g in p.groups) else []
-        database, started_db = prepare.ready(checkout, needs, extra, directory)
-        status = measure(args, checkout, directory, parts, chosen, names, targets, skipped,
-                         database)
-    except prepare.PrepareError as error:
-        print(f"reproduce.sh: {error}", file=sys.stderr)
-        status = 1
-    except KeyboardInterrupt:
-        log("\nreproduce.sh: interrupted")
-        status = 130
+        database, started_db = verb.ready(checkout, [] if targets else parts, directory)
+        return measure(args, checkout, directory, parts, chosen, names, targets, skipped,
+                       database)
     finally:
         left_running(database, started_db, args.keep_db)
-    return status
 
 
 def measure(args, checkout, directory, parts, chosen, names, targets, skipped, database):
@@ -266,9 +245,8 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     smoke = args.size == "smoke"
     warmup_max_s = 1 if smoke else WARMUP_MAX_S
     settings = {"started": f"{utc_now():%Y-%m-%dT%H:%M:%S}", "size": args.size,
-                "command": "scripts/reproduce.sh " + " ".join(sys.argv[2:]),
-                "build_dir": checkout.build_dir, "client": args.client,
-                "experiments": [e.KEY for e in chosen], "systems": names,
+                "command": verb.command("reproduce"), "build_dir": checkout.build_dir,
+                "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,
                 "versions": versions(checkout, names)}
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
@@ -278,26 +256,21 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     settings.update(seed=seed, minutes=minutes)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
                     targets, warmup_max_s=warmup_max_s, seed=seed)
-    if args.size != "smoke":
-        busy, waited = gate.wait_for_quiet(QUIET_WAIT_S)
-        log(f"== measuring: other work kept {busy:.0f} % of the {CORES} cores busy (waited "
-            f"{waited:.0f} s)")
+    if not smoke:
+        verb.wait_for_quiet(gate, QUIET_WAIT_S)
     started = datetime.datetime.now()
     records = []
     try:
         records = engine.run(parts, undecided(chosen), 60 * minutes)
     finally:
-        left = engine.stop_all()
         settings.update(run_s=round((datetime.datetime.now() - started).total_seconds()),
                         runs=len(records) or plan.count(parts), more_runs=engine.more_runs,
                         remeasured=engine.remeasured)
         document.write_json(os.path.join(directory, "settings.json"), settings)
     log("== report")
-    claims, settings, failures, plot_errors = write_report(directory, chosen)
-    if left:
-        log(f"== processes that outlived their server were killed: {', '.join(left)}")
-    ending(directory, claims, settings, failures, plot_errors)
-    return 1 if failures or plot_errors else 0
+    claims, settings, failed, plot_errors = write_report(directory, chosen)
+    ending(directory, claims, settings, failed, plot_errors)
+    return 1 if failed or plot_errors else 0
 
 
 def left_running(database, started_db, keep_db):

@@ -5,13 +5,12 @@ prints its URL and ab, siege and wrk lines to paste for every endpoint it has. F
 system's name are the server's own (`scripts/serve.sh blocking --help` lists them). Ctrl-C, or
 SIGINT or SIGTERM sent to this process alone, stops the server and its whole process tree.
 Exit status: the server's when it ended by itself, 128 + the signal's number after a signal
-(130 for SIGINT, 143 for SIGTERM), 1 when preparing failed, 2 on bad arguments.
+(130 for SIGINT, 143 for SIGTERM), 1 when preparing or starting failed, 2 on bad arguments.
 """
 
 import argparse
 import os
 import shlex
-import signal
 import subprocess
 import sys
 
@@ -95,44 +94,25 @@ def run(args, parser):
     one_shot = any(f.split("=")[0] in ONE_SHOT for f in flags)
     if one_shot and not any(f.startswith("--standalone") for f in flags):
         needs.discard("db")
-    try:
-        prepare.ready(checkout, needs, log_dir=checkout.build_dir)
-    except prepare.PrepareError as error:
-        print(f"serve.sh: {error}", file=sys.stderr)
-        return 1
+    prepare.ready(checkout, needs, log_dir=checkout.build_dir)
     command = [*system.launcher(checkout), *flags]
     if one_shot:
         return subprocess.run(command).returncode
     if not any(f == "--listen" or f.startswith("--listen=") for f in flags):
         command += ["--listen", f"127.0.0.1:{system.port}"]
-    stopped_by = []
-
-    def stop(signum, frame):
-        stopped_by.append(signum)
-        raise KeyboardInterrupt
-
-    # Ctrl-C reaches the server too (one process group) and SIGTERM may come to this process
-    # alone: either way the server's tree is stopped here, and this waits for it.
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    target = None
+    # It runs in the foreground until it ends (its exit status) or a signal stops its
+    # whole tree: Ctrl-C reaches the server too (one process group), SIGTERM may come to this
+    # process alone.
+    target = server.start(system.name, command, echo=True)
     try:
-        target = server.start(system.name, command, echo=True)
         print(commands(system, target.base_url, checkout.script("siegerc")), flush=True)
         print(exposure(system, target), flush=True)
         return target.process.wait()
-    except server.TargetError as error:
-        print(f"serve.sh: {error}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        if target is not None:
-            process = target.process
-            code = process.stop()
-            if process.left_behind:
-                print(f"serve.sh: killed what outlived the server: "
-                      f"{', '.join(process.left_behind)}", file=sys.stderr)
-            print(f"serve.sh: stopped by {signal.Signals(stopped_by[0]).name}; the server "
-                  f"exited with {code}", file=sys.stderr)
-        return 128 + stopped_by[0] if stopped_by else 130
+        process = target.process
+        code = process.stop()
+        if process.left_behind:
+            print(f"serve.sh: killed what outlived the server: "
+                  f"{', '.join(process.left_behind)}", file=sys.stderr)
+        print(f"serve.sh: the server exited with {code}", file=sys.stderr)
+        raise

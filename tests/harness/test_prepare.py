@@ -7,7 +7,8 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-from modelbench import prepare, serve, systems
+from modelbench import prepare, systems
+from modelbench.__main__ import main
 
 REAL_SYSTEMS_PACKAGES = {"apache2", "libapache2-mod-php", "php-mysql", "nodejs", "npm"}
 
@@ -31,8 +32,7 @@ def test_serve_readies_only_what_the_system_needs(name, wanted, unwanted, monkey
         asked.append(set(needs))
         raise prepare.PrepareError("stop here")
     monkeypatch.setattr(prepare, "ready", ready)
-    args = type("Args", (), {"system": name, "flags": []})
-    assert serve.run(args, None) == 1
+    assert main(["serve", name]) == 1
     assert asked == [wanted]
     assert not wanted & unwanted
     groups = [*asked[0], "tools"]
@@ -45,8 +45,7 @@ def test_a_remote_database_needs_no_private_one(monkeypatch):
     monkeypatch.setattr(prepare, "ready", lambda checkout, needs, *a, **k:
                         asked.append(set(needs)) or (_ for _ in ()).throw(
                             prepare.PrepareError("stop")))
-    args = type("Args", (), {"system": "async", "flags": ["--db-host", "10.0.0.3"]})
-    assert serve.run(args, None) == 1
+    assert main(["serve", "async", "--db-host", "10.0.0.3"]) == 1
     assert asked == [{"build"}]
 
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from modelbench.engine import blocks, machine, plan, server, warmup
+from modelbench.engine import blocks, machine, plan, server, steps, warmup
 from modelbench.engine.processes import CORES
 from modelbench.engine.recorder import Recorder
 
@@ -149,16 +149,15 @@ class Engine:
     started: list = field(default_factory=list)  # every ServerProcess, to account for at the end
 
     def __post_init__(self):
-        self.steps_file = os.path.join(self.directory, "steps.tsv")
-        open(self.steps_file, "a").close()
+        steps.add(self.directory)
         self.held = {}  # server_key(group) -> Held: the servers up now
         self.references = {}  # base -> warmup.Slice of its last measured run
 
     def fail(self, run_id, cause, log_path="", optional=False):
         """Records a failure in steps.tsv: a failed run, or one of a system that may not run
         here (optional), which is reported but fails nothing."""
-        with open(self.steps_file, "a") as f:
-            f.write(f"{run_id}\t{'not runnable' if optional else 'failed'}\t{cause}\t{log_path}\n")
+        steps.add(self.directory, steps.Step(run_id, steps.NOT_RUNNABLE if optional else
+                                             steps.FAILED, cause, log_path))
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
@@ -202,7 +201,10 @@ class Engine:
             return scheduler.run(parts)
         finally:
             self.more_runs += scheduler.more_runs
-            self._stop_all()
+            try:
+                self._stop_all()
+            finally:
+                self._stop_started()
 
     # ---- servers ---------------------------------------------------------------------------
 
@@ -258,13 +260,11 @@ class Engine:
         for key in list(self.held if keys is None else keys):
             self.held.pop(key).stack.close()
 
-    def stop_all(self):
-        """Stops any server still running (after an interruption); 'PID (NAME)' of every process
-        that had to be killed because it outlived its server."""
+    def _stop_started(self):
+        """Stops any server still running (after an interruption)."""
         for process in self.started:
             if process.running():
                 process.stop()
-        return [name for process in self.started for name in process.left_behind]
 
     # ---- runs ------------------------------------------------------------------------------
 

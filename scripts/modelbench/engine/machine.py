@@ -1,9 +1,8 @@
 """The machine the runs share with the server, mariadbd, the load tool and whatever else runs:
 how busy it is, how fast it is now, a gate that waits for a quiet machine and measures a
-polluted run again, the open-file limit the runs need, the kernel's TCP counters of listen-queue
-overflows, and the sockets in TIME_WAIT against the ephemeral ports."""
+polluted run again, the kernel's TCP counters of listen-queue overflows, and the sockets in
+TIME_WAIT against the ephemeral ports."""
 
-import resource
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -156,21 +155,6 @@ class QuietGate:
                 return result, figures, attempts
             self.log(f"    other processes took {figures['other_cpu_pct']} % of the machine "
                      "during the run: measuring it again")
-
-
-def raise_open_files(needed):
-    """Raises this process's soft open-file limit, which what it starts inherits, to needed if
-    the hard limit allows. Returns (soft limit before, hard limit, whether needed is met now);
-    limits are None when unlimited."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    unlimited = resource.RLIM_INFINITY
-    shown = tuple(None if limit == unlimited else limit for limit in (soft, hard))
-    if soft == unlimited or soft >= needed:
-        return (*shown, True)
-    if hard != unlimited and hard < needed:
-        return (*shown, False)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
-    return (*shown, True)
 
 
 # The kernel's counters (/proc/net/netstat, TcpExt) of what a full listen queue does: a SYN or a

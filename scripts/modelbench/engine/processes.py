@@ -7,7 +7,6 @@ is exact to a tick whatever the sampling rate; threads and processes are sampled
 sum over the tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.
 """
 
-import signal
 import threading
 import time
 
@@ -200,12 +199,3 @@ def tree(pid):
         except psutil.NoSuchProcess:
             continue
     return found
-
-
-def sigterm_as_ctrl_c():
-    """SIGTERM ends a run as Ctrl-C does (KeyboardInterrupt): the server of the moment and the
-    tool are stopped on the way out."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupt)

@@ -13,6 +13,7 @@ import platform
 import re
 
 from modelbench import systems
+from modelbench.engine import steps
 from modelbench.engine.machine import SPEED_CHANGE, speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT
 from modelbench.report import plots
@@ -264,12 +265,11 @@ def section_checks(directory):
 
 
 def section_failures(directory):
-    steps = [line.split("\t") for line in read_text(os.path.join(directory, "steps.tsv"))
-             .splitlines()]
     out = []
-    for status, title in (("failed", "Steps that failed"), ("not runnable", "Not runnable here")):
-        rows = [[f[0], f[2] if len(f) > 2 else "", f"`{f[3]}`" if len(f) > 3 and f[3] else ""]
-                for f in steps if len(f) > 1 and f[1] == status]
+    for status, title in ((steps.FAILED, "Steps that failed"),
+                          (steps.NOT_RUNNABLE, "Not runnable here")):
+        rows = [[s.id, s.cause, f"`{s.log}`" if s.log else ""]
+                for s in steps.read(directory, status)]
         if rows:
             out += [f"## {title}", "", table(["step", "cause", "log"], rows), ""]
     return "\n".join(out)

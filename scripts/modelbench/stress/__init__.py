@@ -20,10 +20,10 @@ its figures:
                 --timeout 5: the server lets go of them within its rounds of --timeout; other
                 requests answered meanwhile (async: under 100 ms)
 After every load: open descriptors and threads back to their pre-test counts (/proc), /hello
-still answered, and SIGTERM ends the server with exit status 0. Writes results/stress-<time>/:
-raw/, runs/, report.md, results.json. STRESS_DB_DIR and STRESS_DB_PORT move the fault
-scenario's database. Exit status 0 when everything holds, 1 when anything does not, 2 on bad
-arguments.
+still answered, and SIGTERM ends the server with exit status 0. Writes
+results/stress-<UTC time>/: raw/, runs/, report.md, results.json. STRESS_DB_DIR and
+STRESS_DB_PORT move the fault scenario's database. Exit status 0 when everything holds, 1 when
+anything does not, 2 on bad arguments, 130 when interrupted.
 """
 
 import contextlib
@@ -32,9 +32,8 @@ import os
 import sys
 import time
 
-from modelbench import prepare
+from modelbench import verb
 from modelbench.checkout import Checkout
-from modelbench.engine import machine, processes
 from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.engine.server import TargetError
 from modelbench.stress import outcome, scenarios
@@ -69,8 +68,7 @@ def add_arguments(parser):
                         help="blocking, async (default both)")
     parser.add_argument("--only", default=",".join(SCENARIOS), metavar="LIST",
                         help=", ".join(SCENARIOS) + " (default all)")
-    parser.add_argument("--results-dir", metavar="DIR",
-                        help="instead of results/stress-<timestamp>/")
+    verb.add_results_dir(parser, "stress")
 
 
 def pick(parser, flag, text, allowed):
@@ -86,41 +84,25 @@ def pick(parser, flag, text, allowed):
 def run(args, parser):
     models = pick(parser, "--servers", args.servers, SERVERS)
     names = pick(parser, "--only", args.only, list(SCENARIOS))
-    checkout = Checkout.from_environment()
-    directory = os.path.abspath(args.results_dir or os.path.join(
-        checkout.root, "results", f"stress-{utc_now():%Y%m%dT%H%M%SZ}"))
-    os.makedirs(os.path.join(directory, "raw"), exist_ok=True)
     print(f"== stress: {args.size} size, scenarios {','.join(names)}, servers "
-          f"{','.join(models)}\n== results: {directory}", flush=True)
-    processes.sigterm_as_ctrl_c()
-    fault_db = None
+          f"{','.join(models)}", flush=True)
+    checkout = Checkout.from_environment()
+    directory = verb.results_dir(checkout, "stress", args.results_dir)
+    fault_db = scenarios.FaultDatabase(
+        checkout.script("db.sh"), os.environ.get("STRESS_DB_DIR") or
+        checkout.var("mariadb-stress"), int(os.environ.get("STRESS_DB_PORT", "3320")),
+        os.path.join(directory, "raw", "fault-db.log"))
+    database, _ = verb.ready(checkout, [], directory, NEEDED_OPEN_FILES, ("build", "db", "stress"),
+                             ("slow_clients",))
     try:
-        database, _ = prepare.ready(checkout, ("build", "db", "stress"), ("slow_clients",),
-                                    directory)
-        soft, hard, enough = machine.raise_open_files(NEEDED_OPEN_FILES)
-        if not enough:
-            raise prepare.PrepareError(
-                f"open files: soft limit {soft}, hard {hard}; these runs need "
-                f"{NEEDED_OPEN_FILES}. Fix: raise the hard limit (ulimit -Hn "
-                f"{NEEDED_OPEN_FILES} as root, or limits.conf)")
-        fault_db = scenarios.FaultDatabase(
-            checkout.script("db.sh"), os.environ.get("STRESS_DB_DIR") or
-            checkout.var("mariadb-stress"), int(os.environ.get("STRESS_DB_PORT", "3320")),
-            os.path.join(directory, "raw", "fault-db.log"))
         if "db-faults" in names:
             print(f"== the fault scenario's own MariaDB: {fault_db.directory}, port "
                   f"{fault_db.port}", flush=True)
             fault_db.run("start")
-        runs = Recorder(directory, checkout, database.pid())
-        return stress(args, directory, checkout, models, names, runs, fault_db)
-    except (prepare.PrepareError, TargetError) as error:
-        print(f"stress.sh: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\n== stress: interrupted", file=sys.stderr)
-        return 130
+        return stress(args, directory, checkout, models, names,
+                      Recorder(directory, checkout, database.pid()), fault_db)
     finally:
-        if fault_db is not None and "db-faults" in names:
+        if "db-faults" in names:
             with contextlib.suppress(TargetError):
                 fault_db.run("stop")
 

@@ -1,0 +1,31 @@
+"""A run's outcome, steps.tsv: a line per step that failed or could not run here (id, status,
+cause, log), written by the engine as they happen, read by the report and by the verbs, which
+count a run's failures from it (a server's failed stop too, which has no record of its own)."""
+
+import os
+from dataclasses import dataclass
+
+FAILED = "failed"
+NOT_RUNNABLE = "not runnable"  # a system that may not run here: reported, fails nothing
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    status: str
+    cause: str
+    log: str = ""
+
+
+def add(directory, step=None):
+    """Appends the step; with none, makes an empty steps.tsv (a run without failures)."""
+    with open(os.path.join(directory, "steps.tsv"), "a") as f:
+        f.write(f"{step.id}\t{step.status}\t{step.cause}\t{step.log}\n" if step else "")
+
+
+def read(directory, status=None):
+    """The steps of a results directory (those of this status), in the order they happened."""
+    path = os.path.join(directory, "steps.tsv")
+    with open(path) if os.path.exists(path) else open(os.devnull) as f:
+        found = [Step(*(line.rstrip("\n").split("\t") + ["", "", ""])[:4]) for line in f]
+    return [step for step in found if status in (None, step.status)]
