@@ -119,15 +119,16 @@ def server_key(group):
 
 @dataclass
 class Held:
-    """A group's server while its part goes on: the target (None for standalone runs, or when it
-    did not start: cause says why), the flags it was started with, what stops it, and the id of
-    the last run made on it."""
+    """A server while its part (or a stress scenario) goes on: the target (None for standalone
+    runs, or when it did not start: cause says why), the flags it was started with, what stops
+    it, the id of the last run made on it, which an unclean stop fails, and why it was unclean."""
 
-    stack: contextlib.ExitStack
+    stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
     flags: tuple = ()
     cause: str = ""
     last_run: str = ""
+    stop_failures: list = field(default_factory=list)
 
 
 @dataclass
@@ -139,7 +140,7 @@ class Engine:
     directory: str
     checkout: object
     recorder: Recorder
-    gate: machine.QuietGate
+    gate: machine.QuietGate = field(default_factory=machine.QuietGate)  # of a part's runs
     log: Callable = print
     remote: dict = field(default_factory=dict)
     warmup_max_s: float = warmup.MAX_S
@@ -212,47 +213,56 @@ class Engine:
 
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
-        held = Held(contextlib.ExitStack())
-        key = group.server.key
         if all(run.load.tool == "standalone" for run in group.runs):
-            return held
-        if key in self.remote:
-            held.target = server.Target(key, self.remote[key], None)
-            return held
-        prefix = os.path.join(self.directory, "raw", f"{group.runs[0].base}-b{number}")
+            return Held()
         try:
             run_flags = self._flags(group)
-            held.flags = (*group.server.flags, *run_flags)
-            setup = held.stack.enter_context(group.around(self.checkout, prefix)) \
-                if group.around else plan.Setup()
-            command = group.server.command(self.checkout, run_flags, setup.flags,
-                                           files_dir=prefix + ".files")
-            held.target = server.start(key, command, prefix,
-                                       whole_status=not group.server.behind_nginx,
+        except FlagsUnavailable as error:
+            return Held(cause=str(error))
+        return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags,
+                          group.around)
+
+    def start(self, server_, run_id, run_flags=(), around=None):
+        """A server of server_ (systems.Server) with run_flags, started and held (reached, when
+        remote), or why it could not be: its logs raw/RUN_ID.server.*; around: a group's setup
+        (plan.Group). Its stop is checked (_check_stop)."""
+        held = Held(last_run=run_id)
+        if server_.key in self.remote:
+            held.target = server.Target(server_.key, self.remote[server_.key], None)
+            return held
+        prefix = os.path.join(self.directory, "raw", run_id)
+        try:
+            held.flags = (*server_.flags, *run_flags)
+            setup = held.stack.enter_context(around(self.checkout, prefix)) if around else \
+                plan.Setup()
+            command = server_.command(self.checkout, run_flags, setup.flags,
+                                      files_dir=prefix + ".files")
+            held.target = server.start(server_.key, command, prefix,
+                                       whole_status=not server_.behind_nginx,
                                        helper_pids=setup.pids)
-        except (server.TargetError, FlagsUnavailable, OSError) as error:
-            held.stack.close()
+        except (server.TargetError, OSError) as error:
             held.cause = str(error)
             return held
-        except BaseException:
-            held.stack.close()
-            raise
+        finally:
+            if held.target is None:  # the setup, undone
+                held.stack.close()
         self.started.append(held.target.process)
-        held.stack.callback(lambda: self._check_stop(held.target, held.last_run))
+        held.stack.callback(lambda: self._check_stop(held))
         return held
 
-    def _check_stop(self, target, run_id):
+    def _check_stop(self, held):
         """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its tree
         behind, fails the run it ended with."""
-        code, process = target.stop(), target.process
+        code, process = held.target.stop(), held.target.process
         if code is None:
-            self.fail(run_id, "the server ignored SIGTERM and was killed", process.stderr_path)
+            held.stop_failures.append("the server ignored SIGTERM and was killed")
         elif code != 0:
-            self.fail(run_id, f"the server exited with status {code} on SIGTERM",
-                      process.stderr_path)
+            held.stop_failures.append(f"the server exited with status {code} on SIGTERM")
         if process.left_behind:
-            self.fail(run_id, "the server left processes of its tree behind, killed: "
-                      + ", ".join(process.left_behind), process.stderr_path)
+            held.stop_failures.append("the server left processes of its tree behind, killed: "
+                                      + ", ".join(process.left_behind))
+        for cause in held.stop_failures:
+            self.fail(held.last_run, cause, process.stderr_path)
 
     def _stop_all(self, keys=None):
         for key in list(self.held if keys is None else keys):
@@ -316,7 +326,7 @@ class Engine:
         load = run.load
         if load.tool == "standalone":
             command = [*run.server.system.standalone(self.checkout, load.n), *flags]
-            record = self.recorder.measure(run_id, meta, None, load, server_command=command)
+            record = self.record(run_id, meta, None, load, run.optional, server_command=command)
         else:
             warm = None
             reference = self.references.get(run.base)
@@ -340,10 +350,17 @@ class Engine:
                     if load.tool == "ab" and load.seconds and not load.cut else None)
             requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
             time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
-            record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
+            record = self.record(run_id, meta, target, load, run.optional, requests=requests,
+                                 time_limit=time_limit)
             if record["status"] == "ok" and record["figures"].get("requests_per_s"):
                 self.references[run.base] = warmup.measured_slice(record["figures"])
+        return record
+
+    def record(self, run_id, meta, target, load, optional=False, **how):
+        """One run of load on target recorded (a failure also in steps.tsv): a part's, warmed up
+        on a quiet machine, or a stress load as it comes. how: Recorder.measure's keywords."""
+        record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
-                      run.optional)
+                      optional)
         return record
