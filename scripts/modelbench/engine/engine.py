@@ -4,7 +4,8 @@ remote one) when its first run comes, warm it up before its first run at each po
 before each later one, measure the run on a quiet machine (again when other work polluted it),
 record it, and stop the part's servers at its end, checking that they ended cleanly. A failed run
 is recorded with its cause in steps.tsv and the others still run. One progress line per run, with
-an estimate of the time left."""
+an estimate of the time left. Stress takes the server lifecycle (start) and the recorded run
+(record) alone: its scenarios load a server around faults of their own."""
 
 import contextlib
 import os
