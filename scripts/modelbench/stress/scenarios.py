@@ -27,8 +27,8 @@ from modelbench.stress.outcome import Outcome, mib
 # Before a load, the server answers this many requests at once, each holding its database
 # connections for a moment (WARM_UP_DB), so that what a load run leaves open (the async server's
 # pool connections, each opened on first use) is open before it too: the baseline that the
-# descriptors and threads must come back to. Not the engine's warm-up, which loads the server
-# until its rate is steady: requests that return at once open a connection or two of the pool.
+# descriptors and threads must come back to. Not the engine's warm-up: that one loads the server
+# for seconds until its rate is steady, which a check of what it leaves open does not need.
 WARM_UP_REQUESTS = 20
 WARM_UP_DB = "?delay_ms=200"
 # A scenario fails when descriptors or threads are not back to their pre-test counts this long
