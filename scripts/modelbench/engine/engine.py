@@ -120,16 +120,16 @@ def server_key(group):
 
 @dataclass
 class Held:
-    """A server while its part (or a stress scenario) goes on: the target (None for standalone
-    runs, or when it did not start: cause says why), the flags it was started with, what stops
-    it, the id of the last run made on it, which an unclean stop fails, and why it was unclean."""
+    """A group's server while its part goes on: the target (None for standalone runs, or when it
+    did not start: cause says why), the flags it was started with, what stops it, and the id of
+    the last run made on it."""
 
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
     flags: tuple = ()
     cause: str = ""
     last_run: str = ""
-    stop_failures: list = field(default_factory=list)
+    stop_failures: list = field(default_factory=list)  # why it did not stop cleanly
 
 
 @dataclass
@@ -214,23 +214,26 @@ class Engine:
 
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
+        held = Held(contextlib.ExitStack())
+        key = group.server.key
         if all(run.load.tool == "standalone" for run in group.runs):
-            return Held()
+            return held
+        if key in self.remote:
+            held.target = server.Target(key, self.remote[key], None)
+            return held
         try:
             run_flags = self._flags(group)
         except FlagsUnavailable as error:
-            return Held(cause=str(error))
+            held.cause = str(error)
+            return held
         return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags,
                           group.around)
 
     def start(self, server_, run_id, run_flags=(), around=None):
-        """A server of server_ (systems.Server) with run_flags, started and held (reached, when
-        remote), or why it could not be: its logs raw/RUN_ID.server.*; around: a group's setup
-        (plan.Group). Its stop is checked (_check_stop)."""
+        """A server of server_ (systems.Server) with run_flags started and held (a group's, or a
+        stress scenario's), or why it could not: its logs raw/RUN_ID.server.*; around: a group's
+        setup (plan.Group). Its stop is checked (_check_stop)."""
         held = Held(last_run=run_id)
-        if server_.key in self.remote:
-            held.target = server.Target(server_.key, self.remote[server_.key], None)
-            return held
         prefix = os.path.join(self.directory, "raw", run_id)
         try:
             held.flags = (*server_.flags, *run_flags)
@@ -327,7 +330,7 @@ class Engine:
         load = run.load
         if load.tool == "standalone":
             command = [*run.server.system.standalone(self.checkout, load.n), *flags]
-            record = self.record(run_id, meta, None, load, run.optional, server_command=command)
+            record = self.recorder.measure(run_id, meta, None, load, server_command=command)
         else:
             warm = None
             reference = self.references.get(run.base)
@@ -351,15 +354,17 @@ class Engine:
                     if load.tool == "ab" and load.seconds and not load.cut else None)
             requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
             time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
-            record = self.record(run_id, meta, target, load, run.optional, requests=requests,
-                                 time_limit=time_limit)
+            record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
             if record["status"] == "ok" and record["figures"].get("requests_per_s"):
                 self.references[run.base] = warmup.measured_slice(record["figures"])
+        if record["status"] != "ok":
+            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
+                      run.optional)
         return record
 
     def record(self, run_id, meta, target, load, optional=False, **how):
-        """One run of load on target recorded (a failure also in steps.tsv): a part's, warmed up
-        on a quiet machine, or a stress load as it comes. how: Recorder.measure's keywords."""
+        """One run of load on target as it comes (no warm-up, no quiet gate: a stress scenario's),
+        recorded as a part's are, a failure also in steps.tsv. how: Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
