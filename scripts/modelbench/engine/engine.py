@@ -4,7 +4,8 @@ remote one) when its first run comes, warm it up before its first run at each po
 before each later one, measure the run on a quiet machine (again when other work polluted it),
 record it, and stop the part's servers at its end, checking that they ended cleanly. A failed run
 is recorded with its cause in steps.tsv and the others still run. One progress line per run, with
-an estimate of the time left."""
+an estimate of the time left. Stress takes the server lifecycle (start) and the recorded run
+(record) alone: its scenarios load a server around faults of their own."""
 
 import contextlib
 import os
@@ -123,11 +124,12 @@ class Held:
     did not start: cause says why), the flags it was started with, what stops it, and the id of
     the last run made on it."""
 
-    stack: contextlib.ExitStack
+    stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
     flags: tuple = ()
     cause: str = ""
     last_run: str = ""
+    stop_failures: list = field(default_factory=list)  # why it did not stop cleanly
 
 
 @dataclass
@@ -139,7 +141,7 @@ class Engine:
     directory: str
     checkout: object
     recorder: Recorder
-    gate: machine.QuietGate
+    gate: machine.QuietGate = field(default_factory=machine.QuietGate)  # of a part's runs
     log: Callable = print
     remote: dict = field(default_factory=dict)
     warmup_max_s: float = warmup.MAX_S
@@ -221,40 +223,52 @@ class Engine:
         if key in self.remote:
             held.target = server.Target(key, self.remote[key], None)
             return held
-        prefix = os.path.join(self.directory, "raw", f"{group.runs[0].base}-b{number}")
         try:
             run_flags = self._flags(group)
-            held.flags = (*group.server.flags, *run_flags)
-            setup = held.stack.enter_context(group.around(self.checkout, prefix)) \
-                if group.around else plan.Setup()
-            command = group.server.command(self.checkout, run_flags, setup.flags,
-                                           files_dir=prefix + ".files")
-            held.target = server.start(key, command, prefix,
-                                       whole_status=not group.server.behind_nginx,
-                                       helper_pids=setup.pids)
-        except (server.TargetError, FlagsUnavailable, OSError) as error:
-            held.stack.close()
+        except FlagsUnavailable as error:
             held.cause = str(error)
             return held
-        except BaseException:
-            held.stack.close()
-            raise
+        return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags,
+                          group.around)
+
+    def start(self, server_, run_id, run_flags=(), around=None):
+        """A server of server_ (systems.Server) with run_flags started and held (a group's, or a
+        stress scenario's), or why it could not: its logs raw/RUN_ID.server.*; around: a group's
+        setup (plan.Group). Its stop is checked (_check_stop)."""
+        held = Held(last_run=run_id)
+        prefix = os.path.join(self.directory, "raw", run_id)
+        try:
+            held.flags = (*server_.flags, *run_flags)
+            setup = held.stack.enter_context(around(self.checkout, prefix)) if around else \
+                plan.Setup()
+            command = server_.command(self.checkout, run_flags, setup.flags,
+                                      files_dir=prefix + ".files")
+            held.target = server.start(server_.key, command, prefix,
+                                       whole_status=not server_.behind_nginx,
+                                       helper_pids=setup.pids)
+        except (server.TargetError, OSError) as error:
+            held.cause = str(error)
+            return held
+        finally:
+            if held.target is None:  # the setup, undone
+                held.stack.close()
         self.started.append(held.target.process)
-        held.stack.callback(lambda: self._check_stop(held.target, held.last_run))
+        held.stack.callback(lambda: self._check_stop(held))
         return held
 
-    def _check_stop(self, target, run_id):
+    def _check_stop(self, held):
         """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its tree
         behind, fails the run it ended with."""
-        code, process = target.stop(), target.process
+        code, process = held.target.stop(), held.target.process
         if code is None:
-            self.fail(run_id, "the server ignored SIGTERM and was killed", process.stderr_path)
+            held.stop_failures.append("the server ignored SIGTERM and was killed")
         elif code != 0:
-            self.fail(run_id, f"the server exited with status {code} on SIGTERM",
-                      process.stderr_path)
+            held.stop_failures.append(f"the server exited with status {code} on SIGTERM")
         if process.left_behind:
-            self.fail(run_id, "the server left processes of its tree behind, killed: "
-                      + ", ".join(process.left_behind), process.stderr_path)
+            held.stop_failures.append("the server left processes of its tree behind, killed: "
+                                      + ", ".join(process.left_behind))
+        for cause in held.stop_failures:
+            self.fail(held.last_run, cause, process.stderr_path)
 
     def _stop_all(self, keys=None):
         for key in list(self.held if keys is None else keys):
@@ -346,4 +360,13 @@ class Engine:
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
                       run.optional)
+        return record
+
+    def record(self, run_id, meta, target, load, optional=False, **how):
+        """One run of load on target as it comes (no warm-up, no quiet gate: a stress scenario's),
+        recorded as a part's are, a failure also in steps.tsv. how: Recorder.measure's keywords."""
+        record = self.recorder.measure(run_id, meta, target, load, **how)
+        if record["status"] != "ok":
+            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
+                      optional)
         return record

@@ -34,6 +34,7 @@ import time
 
 from modelbench import verb
 from modelbench.checkout import Checkout
+from modelbench.engine.engine import Engine
 from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.engine.server import TargetError
 from modelbench.stress import outcome, scenarios
@@ -108,7 +109,7 @@ def run(args, parser):
 
 
 def stress(args, directory, checkout, models, names, runs, fault_db):
-    ctx = scenarios.Context(directory, checkout, SIZES[args.size], runs, fault_db)
+    ctx = scenarios.Context(Engine(directory, checkout, runs), SIZES[args.size], fault_db)
     started = time.monotonic()
     sections, results = [], []
     for name in names:

@@ -27,10 +27,6 @@ class Outcome:
         mark = "holds" if holds else "DOES NOT HOLD"
         print(f"    {mark}: {criterion}" + (f" ({evidence})" if evidence else ""), flush=True)
 
-    def abort(self, cause):
-        """The scenario could not finish: a failed check that says why."""
-        self.check("the scenario ran to its end", False, cause)
-
     @property
     def holds(self):
         return all(holds for _, holds, _ in self.checks)

@@ -1,7 +1,7 @@
 """The stress scenarios, each run against one server: overload, slow clients, database faults,
 leaks, memory (hostile connections that never end a part of their request) and slowhttptest.
-Each starts its own server, measures, checks what must hold, stops the server (exit status
-0 is part of every verdict) and returns an Outcome."""
+Each starts its own server and records its loads through the engine, checks what must hold, has
+the engine stop the server (a clean stop is part of every verdict) and returns an Outcome."""
 
 import collections
 import concurrent.futures
@@ -11,12 +11,12 @@ import os
 import re
 import signal
 import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 
 from modelbench import systems
-from modelbench.engine import machine, processes, server, tools
+from modelbench.engine import machine, processes, tools
+from modelbench.engine.engine import Engine, Held
 from modelbench.engine.measure import read
 from modelbench.engine.plan import Load
 from modelbench.engine.server import TargetError
@@ -26,7 +26,9 @@ from modelbench.stress.outcome import Outcome, mib
 
 # Before a load, the server answers this many requests at once, each holding its database
 # connections for a moment (WARM_UP_DB), so that what a load run leaves open (the async server's
-# pool connections, each opened on first use) is open before it too.
+# pool connections, each opened on first use) is open before it too: the baseline that the
+# descriptors and threads must come back to. Not the engine's warm-up: that one loads the server
+# for seconds until its rate is steady, which a check of what it leaves open does not need.
 WARM_UP_REQUESTS = 20
 WARM_UP_DB = "?delay_ms=200"
 # A scenario fails when descriptors or threads are not back to their pre-test counts this long
@@ -45,30 +47,30 @@ RSS_GROWTH_FLOOR_KIB = 2048
 
 @dataclass
 class Context:
-    """Where things are, how large the runs are, and the run records (stress's run() fills it)."""
-    dir: str
-    checkout: object
+    """The engine that starts the servers and records the loads, how large the runs are, and the
+    scenario's server (stress's stress() makes it)."""
+    engine: Engine
     sizes: dict
-    runs: list
     fault_db: object
-    _started: list = field(default_factory=list)
+    held: Held = field(default_factory=Held)
 
     @property
     def raw(self):
-        return os.path.join(self.dir, "raw")
+        return os.path.join(self.engine.directory, "raw")
 
-    def start(self, scenario, model, args):
-        """A fresh server of model with args; stop_servers() stops it if the scenario did not."""
-        target = server.start(model, systems.get(model).command(self.checkout, args),
-                              os.path.join(self.raw, f"{scenario}-{model}"))
-        self._started.append(target)
-        return target
-
-    def stop_servers(self):
-        while self._started:
-            target = self._started.pop()
-            if target.running():
-                target.stop()
+    def start(self, out, args, path="/html" + WARM_UP_DB):
+        """A fresh server of out's model with args (logs raw/SCENARIO-MODEL.server.*), which
+        scenario() stops, warmed up on path: it, and its snapshot before any load."""
+        self.held = self.engine.start(systems.Server(systems.get(out.model), out.model),
+                                      f"{out.scenario}-{out.model}", args)
+        target = self.held.target
+        if target is None:
+            raise TargetError(self.held.cause)
+        replies = target.get_all(path, WARM_UP_REQUESTS)
+        bad = [r.status or r.error for r in replies if r.status != 200]
+        if bad:
+            raise TargetError(f"warm-up GET {path} failed: {bad[0]}")
+        return target, target.snapshot()
 
 
 @dataclass
@@ -106,9 +108,10 @@ class FaultDatabase:
 # ---- helpers shared by the scenarios ---------------------------------------------------------
 
 def load_run(ctx, target, step_id, label, load):
-    """A measured run of load (engine.plan.Load), label its progress line: its record."""
+    """A recorded run of load (engine.plan.Load), label its progress line: its record."""
     print(f"    {label}", flush=True)
-    return ctx.runs.measure(step_id, {"experiment": "stress", "server": target.name}, target, load)
+    return ctx.engine.record(step_id, {"experiment": "stress", "server": target.name}, target,
+                             load)
 
 
 def load_run_in_background(ctx, target, step_id, label, load):
@@ -119,26 +122,12 @@ def load_run_in_background(ctx, target, step_id, label, load):
     return future
 
 
-def warm_up(target, path):
-    replies = target.get_all(path, WARM_UP_REQUESTS)
-    bad = [r.status or r.error for r in replies if r.status != 200]
-    if bad:
-        raise TargetError(f"warm-up GET {path} failed: {bad[0]}")
-
-
 def max_workers(target):
     """The blocking server's worker cap, from its /status."""
     reply = target.get("/status")
     if reply.status != 200:
         raise TargetError(f"GET /status: {reply.status or reply.error}")
     return json.loads(reply.body)["blocking"]["max_workers"]
-
-
-def start_warm(ctx, scenario, model, args, path="/html" + WARM_UP_DB):
-    """A fresh server warmed up on path, and its snapshot before any load."""
-    target = ctx.start(scenario, model, args)
-    warm_up(target, path)
-    return target, target.snapshot()
 
 
 def rounds(target, connections):
@@ -192,28 +181,31 @@ def record_settle(out, label, target, before):
     return after
 
 
-def record_exit(out, target):
-    """/hello still answers, then SIGTERM: exit status 0 and no crash on the way."""
-    hello = target.get("/hello")
+def record_exit(out, held):
+    """/hello still answers, then the engine's stop: SIGTERM, exit status 0 (no crash on the way)
+    and no process of the server's tree left behind."""
+    hello = held.target.get("/hello")
     out.check("answers /hello afterwards", hello.status == 200 and
               hello.body == b"Hello World! 10\n", hello.error or f"status {hello.status}")
-    code = target.stop()
-    out.check("ran throughout and exits 0 on SIGTERM", code == 0,
-              f"exit status {code}" if code is not None else "did not exit; killed")
+    held.stack.close()
+    out.check("ran throughout and exits 0 on SIGTERM", not held.stop_failures,
+              "; ".join(held.stop_failures))
 
 
 def scenario(name):
-    """Runs the decorated body, which starts its server with ctx.start; a TargetError (the server
-    died, a tool failed) becomes a failed check instead of ending the whole stress run."""
+    """Runs the decorated body, which starts its server with ctx.start, then record_exit; a
+    TargetError (the server died, a tool failed) becomes a failed check instead of ending the
+    whole stress run."""
     def wrap(body):
         def run(ctx, model):
             out = Outcome(name, model)
             try:
                 body(ctx, model, out)
+                record_exit(out, ctx.held)
             except TargetError as error:
-                out.abort(str(error))
+                out.check("the scenario ran to its end", False, str(error))
             finally:
-                ctx.stop_servers()
+                ctx.held.stack.close()  # its server, if record_exit did not stop it
             return out
         run.scenario = name
         return run
@@ -234,7 +226,7 @@ OVERLOAD_BACKLOG = 1024
 @scenario("overload")
 def overload(ctx, model, out):
     s = ctx.sizes
-    target, before = start_warm(ctx, "overload", model, ["--backlog", str(OVERLOAD_BACKLOG)])
+    target, before = ctx.start(out, ["--backlog", str(OVERLOAD_BACKLOG)])
     out.figure("server flags", f"--backlog {OVERLOAD_BACKLOG}")
     ab = f"ab -c {s['overload_c']} -n {s['overload_n']} /html"
     record = load_run(ctx, target, f"overload-{model}-ab", ab,
@@ -252,7 +244,6 @@ def overload(ctx, model, out):
                       Load("siege", "/json", s["siege_c"], seconds=s["siege_s"]))
     record_load(out, siege, record)
     record_settle(out, siege, target, before)
-    record_exit(out, target)
 
 
 def key_values(text):
@@ -263,10 +254,10 @@ def key_values(text):
 @scenario("slow-clients")
 def slow_clients(ctx, model, out):
     timeout, connections = ctx.sizes["header_timeout_s"], ctx.sizes["slow_connections"]
-    target, before = start_warm(ctx, "slow-clients", model, ["--timeout", str(timeout)], "/hello")
+    target, before = ctx.start(out, ["--timeout", str(timeout)], "/hello")
     at_once, round_count = rounds(target, connections)
-    command = [ctx.checkout.binary("slow_clients"), "--port", str(target.port), "--connections",
-               str(connections), "--duration", str(round_count * timeout + 15)]
+    command = [ctx.engine.checkout.binary("slow_clients"), "--port", str(target.port),
+               "--connections", str(connections), "--duration", str(round_count * timeout + 15)]
     print(f"    {os.path.basename(command[0])} {' '.join(command[1:])} against --timeout "
           f"{timeout}", flush=True)
     sampler = processes.PeakSampler(lambda: processes.snapshot(target.pid))
@@ -301,7 +292,6 @@ def slow_clients(ctx, model, out):
                   f"max {v['probe_max_ms']:.1f} ms, {int(v['probe_failures'])} failed, "
                   f"{int(v['probes_unanswered'])} unanswered")
     record_settle(out, "after the slow clients", target, before)
-    record_exit(out, target)
 
 
 ACCESS_LOG_STATUS = re.compile(r'" (\d{3}) (?:\d+|-)$')
@@ -414,26 +404,20 @@ def db_faults(ctx, model, out):
             "--db-timeout", str(s["db_timeout_s"]), "--access-log", access_log]
     if model == "async":
         args += ["--db-pool", str(s["slow_queries"])]
-    target = ctx.start("db-faults", model, args)
-    first = target.get("/json")
-    if first.status != 200:
-        raise TargetError(f"GET /json before the faults: {first.status or first.error}")
-    warm_up(target, "/json" + WARM_UP_DB)
-    before = target.snapshot()
-    pid = target.pid
+    target, before = ctx.start(out, args, "/json" + WARM_UP_DB)
+    pid, reference = target.pid, target.get("/json").body
     for fault in ("stop", "kill"):
-        database_fault(ctx, target, out, fault, first.body, access_log)
+        database_fault(ctx, target, out, fault, reference, access_log)
         machine.wait_for_ports(0)
     slow_queries(ctx, target, out)
     record_settle(out, "after the faults", target, before)
     out.check("the same server process throughout", target.running() and target.pid == pid)
-    record_exit(out, target)
 
 
 @scenario("leaks")
 def leaks(ctx, model, out):
     s = ctx.sizes
-    target, before = start_warm(ctx, "leaks", model, [])
+    target, before = ctx.start(out, [])
     ab = f"ab -c {s['leak_c']} -n {s['leak_n']} /html"
     out.figure("each run", ab)
     # Run 0 is not compared: it brings what grows to a steady size and then stays (glibc's
@@ -454,7 +438,6 @@ def leaks(ctx, model, out):
     out.check(f"RSS after run 3 within {RSS_GROWTH_LIMIT:.0%} (at least "
               f"{mib(RSS_GROWTH_FLOOR_KIB)} MiB) of run 1's", rss[3] - rss[1] <= allowed_kib,
               f"{', '.join(mib(k) for k in rss)} MiB after runs 0 to 3: {growth:+.1%}")
-    record_exit(out, target)
 
 
 # memory: the ab run's concurrency, and when the hostile connections start after it began.
@@ -476,7 +459,7 @@ def how_they_ended(results):
 @scenario("memory")
 def memory(ctx, model, out):
     s = ctx.sizes
-    target, before = start_warm(ctx, "memory", model, [])
+    target, before = ctx.start(out, [])
     seconds = s["memory_ab_s"]
     count, size = s["hostile_connections"], s["hostile_mib"]
     ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
@@ -531,34 +514,12 @@ def memory(ctx, model, out):
     out.check("every hostile connection closed with a 4xx or a reset",
               len(rejected) == len(results),
               f"{len(rejected)} of {len(results)}: {how_they_ended(results)}")
-    record_exit(out, target)
 
 
 # slowhttptest: our probe and slowhttptest's own may each hold a connection of their own while
 # the server is counted as having let go of the attack's.
 RELEASE_SLACK = 2
 PROBE_INTERVAL_S = 0.25
-
-
-class Prober:
-    """GETs path on a new connection every PROBE_INTERVAL_S in a thread until stop(): replies."""
-
-    def __init__(self, target, path, timeout_s):
-        self.replies = []
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(target, path, timeout_s),
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self, target, path, timeout_s):
-        while not self._done.is_set():
-            self.replies.append(target.get(path, timeout_s))
-            self._done.wait(PROBE_INTERVAL_S)
-
-    def stop(self):
-        self._done.set()
-        self._thread.join()
-        return self.replies
 
 
 def slow_attack(ctx, target, out, mode, connections, limit_s, before):
@@ -569,7 +530,11 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     length_s = math.ceil(limit_s) + 3
     command = tools.slowhttptest_command(mode, target.url(path), connections, length_s, prefix)
     print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
-    prober = Prober(target, "/hello", limit_s + 5)
+    # A GET of /hello on a new connection every PROBE_INTERVAL_S: a sampler that keeps no peaks
+    # (append gives None), only the replies.
+    replies = []
+    prober = processes.PeakSampler(lambda: replies.append(target.get("/hello", limit_s + 5)),
+                                   PROBE_INTERVAL_S)
     started = time.monotonic()
     busy_until = None
     peak = {"fds": 0, "threads": 0}
@@ -591,7 +556,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
             if tool.poll() is None:
                 tool.kill()
             code = tool.wait()
-    replies = prober.stop()
+    prober.stop()
     try:
         f = tools.parse_slowhttptest(read(prefix + ".csv"), read(prefix + ".out"))
     except (OSError, tools.ParseError) as error:
@@ -627,14 +592,13 @@ def slowhttptest(ctx, model, out):
     # The idle time between requests bounded like the request itself: a slow reader's response
     # may fit in the socket buffers, and then the server waits for its next request.
     flags = ["--timeout", str(timeout), "--keepalive-timeout", str(timeout)]
-    target, before = start_warm(ctx, "slowhttptest", model, flags)
+    target, before = ctx.start(out, flags)
     limit_s = rounds(target, connections)[1] * timeout + 2
     out.figure("server flags", " ".join(flags))
     for mode in tools.SLOWHTTPTEST_MODES:
         slow_attack(ctx, target, out, mode, connections, limit_s, before)
         machine.wait_for_ports(0)
     record_settle(out, "after slowhttptest", target, before)
-    record_exit(out, target)
 
 
 ALL = [overload, slow_clients, db_faults, leaks, memory, slowhttptest]
