@@ -118,7 +118,7 @@ def selected(args, parser):
 def make_plan(args, chosen, names):
     """{experiment key: its parts}, in the order they run (experiments.run_order)."""
     ctx = experiment_base.Context(args.size, names, args.client, args.posts_counts,
-                                  calibration.flags if calibration in chosen else None)
+                                  calibration in chosen)
     plans = {experiment.KEY: experiment.plan(ctx) for experiment in experiments.run_order(chosen)}
     for part in (part for parts in plans.values() for part in parts):
         part.blocks = args.blocks or part.blocks
@@ -188,6 +188,8 @@ def ran(directory):
 def write_report(directory, chosen):
     settings = document.read_json(os.path.join(directory, "settings.json"))
     results, claims, plot_errors = document.write(directory, chosen)
+    if costs := calibration.choices(results):  # for readers: the report's table holds them too
+        document.write_json(os.path.join(directory, "calibration.json"), costs)
     failures = sum(1 for line in document.read_text(os.path.join(directory, "steps.tsv"))
                    .splitlines() if "\tfailed\t" in line)
     summary.write(directory, settings, claims, chosen, results, failures)
