@@ -179,15 +179,14 @@ def ending(directory, claims, settings, failures, plot_errors):
                 log(f"   {fields[0]}\t{fields[2]}")
 
 
-def ran(directory):
-    """The experiments an earlier run ran (its settings.json), all when it does not say."""
-    keys = document.read_json(os.path.join(directory, "settings.json")).get("experiments")
+def ran(settings):
+    """The experiments an earlier run ran (its settings), all when they do not say."""
+    keys = settings.get("experiments")
     return [e for e in experiments.ALL if keys is None or e.KEY in keys]
 
 
-def write_report(directory, chosen):
-    settings = document.read_json(os.path.join(directory, "settings.json"))
-    results, claims, plot_errors = document.write(directory, chosen)
+def write_report(directory, chosen, settings):
+    results, claims, plot_errors = document.write(directory, chosen, settings)
     if costs := calibration.choices(results):  # for readers: the report's table holds them too
         document.write_json(os.path.join(directory, "calibration.json"), costs)
     failures = sum(1 for line in document.read_text(os.path.join(directory, "steps.tsv"))
@@ -207,7 +206,9 @@ def run(args, parser):
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
-        ending(args.report, *write_report(args.report, chosen if args.only else ran(args.report)))
+        settings = document.read_json(os.path.join(args.report, "settings.json"))
+        ending(args.report, *write_report(args.report, chosen if args.only else ran(settings),
+                                          settings))
         return 0
     plans = make_plan(args, chosen, names)
     skipped = []
@@ -295,7 +296,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                         remeasured=engine.remeasured)
         document.write_json(os.path.join(directory, "settings.json"), settings)
     log("== report")
-    claims, settings, failures, plot_errors = write_report(directory, chosen)
+    claims, settings, failures, plot_errors = write_report(directory, chosen, settings)
     if left:
         log(f"== processes that outlived their server were killed: {', '.join(left)}")
     ending(directory, claims, settings, failures, plot_errors)
