@@ -7,6 +7,7 @@ from crafted import blocks, record, results
 
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import calibration, e1b, e5, e6
+from modelbench.experiments.base import Context
 
 
 def cpu(ms_per_request, requests=1000):
@@ -21,7 +22,8 @@ def test_the_cost_is_the_median_of_what_the_model_lacks_before_it_runs():
         records += blocks(f"e1b-blocking-c{c}", "blocking", cpu(blocking_ms))
     choice = e1b.choose(records, "blocking")
     assert choice["lacks_ms"] == {"1": 0.21, "20": 0.37, "200": 0.5} and choice["cost_us"] == 370
-    flags = e1b.calibrated_flags("blocking")  # of the records the engine made so far
+    # The engine's flags for the calibrated server: of the records it made so far.
+    flags = e1b.run_flags(Context("smoke", []).server("blocking", calibrated=True))
     assert flags(records) == ("--cpu-per-request-us", "370")
     # A run of php after the calibrated model's first no longer moves its cost (E1a's calibrated
     # loops, after E1b, get E1b's); before it, it does.
@@ -34,7 +36,7 @@ def test_the_cost_is_the_median_of_what_the_model_lacks_before_it_runs():
 
 def test_no_cost_without_the_runs_to_take_it_from():
     with pytest.raises(FlagsUnavailable):
-        e1b.calibrated_flags("async")([])
+        e1b.run_flags(Context("smoke", []).server("async", calibrated=True))([])
     calibrated = record("e1b-async-cal-c1", 3, "async", cpu(0.8), calibrated=True)
     assert calibration.choices(results(calibrated)) == {}
 

@@ -29,20 +29,18 @@ def base(key):
     return f"e1a-{key}"
 
 
-def group(ctx, server, flags=(), optional=False):
+def group(ctx, server, optional=False):
     load = Load("standalone", n=ITERATIONS[ctx.size])
     return Group([Run(base(server.key), f"E1a {server.key}: {load.text()}", KEY, server, load,
-                      flags=flags, warm=False, optional=optional)])
+                      flags=e1b.run_flags(server), warm=False, optional=optional)])
 
 
 def plan(ctx):
     """Each block runs every system's loop once, in a random order; the calibrated models' loops
     too, with the cost E1b's first blocks chose (E1b runs first)."""
     native = ctx.mysql_native()
-    calibrated = [group(ctx, s, e1b.calibrated_flags(s.system.name))
-                  for s in ctx.calibrated_servers()]
-    return [part(ctx, [group(ctx, s, optional=s in native)
-                       for s in ctx.servers(needs="standalone") + native] + calibrated)]
+    return [part(ctx, [group(ctx, s, optional=s in native) for s in
+                       ctx.servers(needs="standalone") + native + ctx.calibrated_servers()])]
 
 
 def section(results):

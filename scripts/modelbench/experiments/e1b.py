@@ -66,9 +66,9 @@ def concurrencies(ctx, server):
     return CONCURRENCIES[1:] if server.cluster and ctx.size == "default" else CONCURRENCIES
 
 
-def group(ctx, server, flags=(), optional=False, joins=1):
+def group(ctx, server, optional=False, joins=1):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
-                      server, load(ctx, c), flags=flags, optional=optional)
+                      server, load(ctx, c), flags=run_flags(server), optional=optional)
                   for c in concurrencies(ctx, server)], joins=joins)
 
 
@@ -91,22 +91,24 @@ def choose(records, model):
             "cost_us": max(0, round(1000 * median(gaps.values())))}
 
 
-def calibrated_flags(model):
-    """A calibrated model's flags, of the records the engine made before its server starts."""
-    return lambda records: ("--cpu-per-request-us", str(choose(records, model)["cost_us"]))
+def run_flags(server):
+    """A calibrated server's flags, of the records the engine made before it starts; none else."""
+    model = server.system.name
+    return (lambda records: ("--cpu-per-request-us", str(choose(records, model)["cost_us"]))) \
+        if server.calibrated else ()
 
 
 def plan(ctx):
     """Two parts, so that a block is short and the runs a claim compares are close in time: the
     models (the claims' model side), then the real systems with the calibrated models beside
     them from block JOINS (their cost is the real systems' CPU per request in the blocks before
-    less the native models': experiments.calibration), the calibrated cluster beyond the default
+    less the native models': choose), the calibrated cluster beyond the default
     only: the default's ten minutes have no room for it."""
     servers = ctx.servers(clusters=True, needs="/html")
     models = [group(ctx, s) for s in servers if not s.real]
     real = [group(ctx, s) for s in servers if s.real]
     real += [group(ctx, s, optional=True) for s in ctx.mysql_native()]
-    real += [group(ctx, s, calibrated_flags(s.system.name), joins=JOINS)
+    real += [group(ctx, s, joins=JOINS)
              for s in ctx.calibrated_servers(clusters=ctx.size != "default")]
     return [part(ctx, groups, blocks) for groups, blocks in ((models, BLOCKS),
                                                              (real, REAL_BLOCKS)) if groups]
