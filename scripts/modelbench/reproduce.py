@@ -115,7 +115,7 @@ def selected(args, parser):
 def make_plan(args, chosen, names):
     """{experiment key: its parts}, in the order they run (experiments.run_order)."""
     ctx = experiment_base.Context(args.size, names, args.client, args.posts_counts,
-                                  calibration.flags if calibration in chosen else None)
+                                  calibration in chosen)
     plans = {experiment.KEY: experiment.plan(ctx) for experiment in experiments.run_order(chosen)}
     for part in (part for parts in plans.values() for part in parts):
         part.blocks = args.blocks or part.blocks
@@ -175,15 +175,16 @@ def ending(directory, claims, settings, failed, plot_errors):
             log(f"   {step.id}\t{step.cause}")
 
 
-def ran(directory):
-    """The experiments an earlier run ran (its settings.json), all when it does not say."""
-    keys = document.read_json(os.path.join(directory, "settings.json")).get("experiments")
+def ran(settings):
+    """The experiments an earlier run ran (its settings), all when they do not say."""
+    keys = settings.get("experiments")
     return [e for e in experiments.ALL if keys is None or e.KEY in keys]
 
 
-def write_report(directory, chosen):
-    settings = document.read_json(os.path.join(directory, "settings.json"))
-    results, claims, plot_errors = document.write(directory, chosen)
+def write_report(directory, chosen, settings):
+    results, claims, plot_errors = document.write(directory, chosen, settings)
+    if costs := calibration.choices(results):  # for readers: the report's table holds them too
+        document.write_json(os.path.join(directory, "calibration.json"), costs)
     failed = steps.read(directory, steps.FAILED)
     summary.write(directory, settings, claims, chosen, results, len(failed))
     return claims, settings, failed, plot_errors
@@ -199,7 +200,9 @@ def run(args, parser):
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
-        ending(args.report, *write_report(args.report, chosen if args.only else ran(args.report)))
+        settings = document.read_json(os.path.join(args.report, "settings.json"))
+        ending(args.report, *write_report(args.report, chosen if args.only else ran(settings),
+                                          settings))
         return 0
     plans = make_plan(args, chosen, names)
     skipped = []
@@ -268,7 +271,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                         remeasured=engine.remeasured)
         document.write_json(os.path.join(directory, "settings.json"), settings)
     log("== report")
-    claims, settings, failed, plot_errors = write_report(directory, chosen)
+    claims, settings, failed, plot_errors = write_report(directory, chosen, settings)
     ending(directory, claims, settings, failed, plot_errors)
     return 1 if failed or plot_errors else 0
 

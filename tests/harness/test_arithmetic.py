@@ -1,13 +1,13 @@
 """The calibration's choice, E5's crossover and E6's bound, on crafted figures."""
 
-import json
 import math
 
 import pytest
-from crafted import blocks, results
+from crafted import blocks, record, results
 
 from modelbench.engine.engine import FlagsUnavailable
-from modelbench.experiments import calibration, e5, e6
+from modelbench.experiments import calibration, e1b, e5, e6
+from modelbench.experiments.base import Context
 
 
 def cpu(ms_per_request, requests=1000):
@@ -15,25 +15,30 @@ def cpu(ms_per_request, requests=1000):
             "requests_per_s": 1000.0}
 
 
-def test_the_cost_is_the_median_of_what_the_model_lacks(tmp_path):
+def test_the_cost_is_the_median_of_what_the_model_lacks_before_it_runs():
     records = []
     for c, php_ms, blocking_ms in ((1, 0.70, 0.50), (20, 0.76, 0.40), (200, 0.94, 0.45)):
         records += blocks(f"e1b-php-c{c}", "php", cpu(php_ms), cpu(php_ms + 0.02))
         records += blocks(f"e1b-blocking-c{c}", "blocking", cpu(blocking_ms))
-    r = results(*records, directory=str(tmp_path))
-    lacks = calibration.lacks(r, "blocking", "php")
-    assert lacks[1] == pytest.approx(0.21) and lacks[20] == pytest.approx(0.37)
-    assert lacks[200] == pytest.approx(0.50)
-    choice = calibration.choose(r, "blocking")
-    assert choice["cost_us"] == 370
-    # The engine's flags for the calibrated model come from the choice kept in the directory.
-    assert calibration.flags("blocking")(str(tmp_path)) == ("--cpu-per-request-us", "370")
-    assert json.loads((tmp_path / "calibration.json").read_text())["blocking"]["real"] == "php"
+    choice = e1b.choose(records, "blocking")
+    assert choice["lacks_ms"] == {"1": 0.21, "20": 0.37, "200": 0.5} and choice["cost_us"] == 370
+    # The engine's flags for the calibrated server: of the records it made so far.
+    flags = e1b.run_flags(Context("smoke", []).server("blocking", calibrated=True))
+    assert flags(records) == ("--cpu-per-request-us", "370")
+    # A run of php after the calibrated model's first no longer moves its cost (E1a's calibrated
+    # loops, after E1b, get E1b's); before it, it does.
+    php_later = record("e1b-php-c20", 3, "php", cpu(3.0))
+    ran = records + [record("e1b-blocking-cal-c1", 3, "blocking", cpu(0.8), calibrated=True),
+                     php_later]
+    assert flags(ran) == flags(records) and flags(records + [php_later])[1] == "380"
+    assert calibration.choices(results(*ran)) == {"blocking": choice}
 
 
-def test_no_cost_without_the_runs_to_take_it_from(tmp_path):
+def test_no_cost_without_the_runs_to_take_it_from():
     with pytest.raises(FlagsUnavailable):
-        calibration.flags("async")(str(tmp_path))
+        e1b.run_flags(Context("smoke", []).server("async", calibrated=True))([])
+    calibrated = record("e1b-async-cal-c1", 3, "async", cpu(0.8), calibrated=True)
+    assert calibration.choices(results(calibrated)) == {}
 
 
 def test_the_crossover_interpolates_the_logarithm_of_the_ratio():

@@ -5,7 +5,7 @@ import random
 from modelbench import remote, systems
 from modelbench.engine import plan
 from modelbench.engine.engine import estimate_plan_s, estimate_s, warm_estimate_s
-from modelbench.experiments import calibration, e1a, e1b, e2
+from modelbench.experiments import e1a, e1b, e2
 from modelbench.experiments.base import Context
 
 
@@ -67,7 +67,7 @@ def test_e1b_runs_every_concurrency_on_one_server_per_system():
 
 
 def test_the_calibrated_models_join_e1b_at_block_three_beside_their_real_systems():
-    ctx = Context("default", ["php", "node", "blocking", "async"], calibration=calibration.flags)
+    ctx = Context("default", ["php", "node", "blocking", "async"], calibrated=True)
     groups = {g.server.key: g for g in e1b.plan(ctx)[1].groups}
     assert groups["blocking-cal"].joins == groups["async-cal"].joins == e1b.JOINS == 3
     assert groups["php"].joins == 1 and callable(groups["async-cal"].flags)

@@ -154,6 +154,7 @@ class Engine:
         steps.add(self.directory)
         self.held = {}  # server_key(group) -> Held: the servers up now
         self.references = {}  # base -> warmup.Slice of its last measured run
+        self.records = []  # those run() made so far, which may decide later runs' flags
 
     def fail(self, run_id, cause, log_path="", optional=False):
         """Records a failure in steps.tsv: a failed run, or one of a system that may not run
@@ -199,6 +200,7 @@ class Engine:
         scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget_s=budget_s,
                                      rng=random.Random(self.seed), log=self.log,
                                      end_part=end_part)
+        self.records = scheduler.records
         try:
             return scheduler.run(parts)
         finally:
@@ -212,7 +214,7 @@ class Engine:
 
     def _flags(self, item):
         """The run flags of a group (or of a standalone run), once earlier runs decided them."""
-        return tuple(item.flags(self.directory) if callable(item.flags) else item.flags)
+        return tuple(item.flags(self.records) if callable(item.flags) else item.flags)
 
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""

@@ -70,7 +70,7 @@ class Load:
 @dataclass(frozen=True)
 class Run:
     """One measured run: its base id (shared by its blocks), title, experiment, server and load.
-    flags: server flags beyond the server's own, or a callable(results directory) giving them
+    flags: server flags beyond the server's own, or a callable(the records so far) giving them
     once earlier runs decided them (the calibrated cost). warm: warm the server up at the load's
     concurrency before its first run, and lead in before each later one. record: extra fields
     for the run's record (e.g. rtt_ms). optional: a system that may not run on this machine (a
@@ -94,7 +94,7 @@ class Run:
             return "it runs the system's standalone loop as a local process"
         if self.load.tool == "tasks":
             return "it reads the task lines the server writes to its stderr"
-        if callable(self.flags) or self.flags:
+        if self.flags:
             return "it starts the server with flags of its own"
         return ""
 

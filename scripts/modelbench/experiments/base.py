@@ -17,7 +17,6 @@ modelbench.experiments lists them.
 """
 
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from modelbench import systems
 from modelbench.engine.plan import Part
@@ -51,14 +50,13 @@ CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster"
 @dataclass
 class Context:
     """What a plan is made for: the size, the systems selected (names), the load tool of the
-    rate runs (ab or wrk), and, when the calibration runs, what gives a calibrated model its
-    flags: calibration(model name) -> callable(results directory) -> flags."""
+    rate runs (ab or wrk), and whether the calibration runs (E1b and E1a run calibrated models)."""
 
     size: str
     systems: list
     client: str = "ab"
     posts_counts: bool = False
-    calibration: Optional[Callable] = None
+    calibrated: bool = False
 
     def has(self, name):
         return name in self.systems
@@ -86,10 +84,8 @@ class Context:
 
     def calibrated_servers(self, clusters=False):
         """The calibrated variant of each selected model whose real system is selected too."""
-        if self.calibration is None:
-            return []
         return [self.server(s.name, cluster=cluster, calibrated=True) for s in systems.ALL
-                if s.stands_for and self.has(s.name) and self.has(s.stands_for)
+                if self.calibrated and s.stands_for and self.has(s.name) and self.has(s.stands_for)
                 for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
 

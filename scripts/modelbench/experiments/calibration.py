@@ -13,20 +13,18 @@ serves each page, so that it adds itself to the model's CPU per request and is a
 axis. The calibrated models then join E1b's blocks beside their real systems, and E1a's; the
 report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on CPU per
 request at every concurrency, block by block, and names the measured cause of every miss. This
-module plans no runs: E1b and E1a give the calibrated models their groups.
+module plans no runs: E1b, which chooses the cost from the records of its blocks before
+(e1b.choose), and E1a give the calibrated models their groups.
 """
 
-import json
-import os
+import contextlib
 from dataclasses import replace
 
 from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import CLUSTERS, SIDES, cpu_per_request, machine_split, nothing
-from modelbench.report.document import read_json
-from modelbench.report.results import Results, load_runs
-from modelbench.report.statistics import median
+from modelbench.report.results import Results
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
                                         Side, interval_text, within)
@@ -34,58 +32,28 @@ from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUC
 KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
 IN_DEFAULT = True
-FILE = "calibration.json"
 MATCH_LOW, MATCH_HIGH = 0.8, 1.25
 
 
-def lacks(results, model, real):
-    """{c: the real system's server CPU per request less the model's (ms)} where E1b had both."""
+def choices(results):
+    """{model: its choice (e1b.choose)} of each model calibrated in the results, in the order
+    they first ran: calibration.json, the report's table, E5's marks."""
+    records = list(results.runs.values())
     out = {}
-    for c in e1b.CONCURRENCIES:
-        r, m = (results.per_request_ms(e1b.base(x, c), "server") for x in (real, model))
-        if r is not None and m is not None:
-            out[c] = r - m
+    for model in dict.fromkeys(r["system"] for r in records if r.get("calibrated")):
+        with contextlib.suppress(FlagsUnavailable):
+            out[model] = e1b.choose(records, model)
     return out
-
-
-def choose(results, model):
-    """The cost of a model: {real, lacks: {c: ms}, cost_us}, written to calibration.json;
-    FlagsUnavailable when E1b did not measure the model and its real system."""
-    real = systems.get(model).stands_for
-    gaps = lacks(results, model, real)
-    if not gaps:
-        raise FlagsUnavailable(f"no calibrated cost for {model}: E1b measured no "
-                               f"{real} and {model} at the same concurrency")
-    choice = {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
-              "cost_us": max(0, round(1000 * median(gaps.values())))}
-    choices = {**read(results.directory), model: choice}
-    with open(os.path.join(results.directory, FILE), "w") as f:
-        json.dump(choices, f, indent=1)
-    return choice
-
-
-def flags(model):
-    """A model's calibrated flags: a callable of the results directory, called once E1b ran."""
-    def of(directory):
-        choice = read(directory).get(model) or choose(Results(directory, load_runs(directory)),
-                                                      model)
-        return ("--cpu-per-request-us", str(choice["cost_us"]))
-    return of
-
-
-def read(directory):
-    """{model: choice} of a results directory's calibration, {} when none."""
-    return read_json(os.path.join(directory, FILE))
 
 
 def plan(ctx):
     return []
 
 
-def marks(directory):
+def marks(results):
     """(label, cost in µs) of each calibrated model: where its real system sits on E5's axis."""
     return [(f"{choice['real']} = {model} calibrated", choice["cost_us"])
-            for model, choice in read(directory).items()]
+            for model, choice in choices(results).items()]
 
 
 # ---- the report ------------------------------------------------------------------------------
@@ -197,12 +165,12 @@ def undecided(results):
 
 
 def section(results):
-    choices = read(results.directory)
-    if not choices and not calibrated(results):
+    chosen = choices(results)
+    if not chosen and not calibrated(results):
         return ""
     rows = [[f"{model} ↔ {choice['real']}"] +
             [fmt(choice["lacks_ms"].get(str(c)), 3) for c in e1b.CONCURRENCIES] +
-            [f"`--cpu-per-request-us {choice['cost_us']}`"] for model, choice in choices.items()]
+            [f"`--cpu-per-request-us {choice['cost_us']}`"] for model, choice in chosen.items()]
     return "\n".join([
         f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
@@ -225,7 +193,7 @@ def section(results):
 
 def headline(results):
     return {f"calibration {model} cost (µs)": {"median": choice["cost_us"]}
-            for model, choice in read(results.directory).items()}
+            for model, choice in choices(results).items()}
 
 
 plots = pair_rows = nothing

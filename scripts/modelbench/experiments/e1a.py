@@ -5,6 +5,7 @@ pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with mysql 9
 import re
 
 from modelbench.engine.plan import Group, Load, Run
+from modelbench.experiments import e1b
 from modelbench.experiments.base import (SIDES, figures, keys_with, ms, not_runnable, nothing,
                                          part, server_order)
 from modelbench.report.runtable import pair_cpu_row, pair_row
@@ -28,20 +29,18 @@ def base(key):
     return f"e1a-{key}"
 
 
-def group(ctx, server, flags=(), optional=False):
+def group(ctx, server, optional=False):
     load = Load("standalone", n=ITERATIONS[ctx.size])
     return Group([Run(base(server.key), f"E1a {server.key}: {load.text()}", KEY, server, load,
-                      flags=flags, warm=False, optional=optional)])
+                      flags=e1b.run_flags(server), warm=False, optional=optional)])
 
 
 def plan(ctx):
     """Each block runs every system's loop once, in a random order; the calibrated models' loops
     too, with the cost E1b's first blocks chose (E1b runs first)."""
     native = ctx.mysql_native()
-    calibrated = [group(ctx, s, ctx.calibration(s.system.name))
-                  for s in ctx.calibrated_servers()]
-    return [part(ctx, [group(ctx, s, optional=s in native)
-                       for s in ctx.servers(needs="standalone") + native] + calibrated)]
+    return [part(ctx, [group(ctx, s, optional=s in native) for s in
+                       ctx.servers(needs="standalone") + native + ctx.calibrated_servers()])]
 
 
 def section(results):

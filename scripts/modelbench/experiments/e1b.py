@@ -9,13 +9,18 @@ concurrency before its first run there and led in before the others: the posts m
 servers that had been running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at
 -c 20 and -c 200, Node.js 119 and 114."""
 
+import itertools
+
+from modelbench import systems
+from modelbench.engine.engine import FlagsUnavailable
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
                                          keys_with, machine_split, ms, not_runnable, part,
                                          run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
-from modelbench.report.results import client_text
+from modelbench.report.results import Results, client_text
 from modelbench.report.runtable import load_rows, pair_cpu_row, pair_derived_row, pair_row
+from modelbench.report.statistics import median
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
                                         interval_text, judged, needs, ratio_side, within)
@@ -61,23 +66,49 @@ def concurrencies(ctx, server):
     return CONCURRENCIES[1:] if server.cluster and ctx.size == "default" else CONCURRENCIES
 
 
-def group(ctx, server, flags=(), optional=False, joins=1):
+def group(ctx, server, optional=False, joins=1):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
-                      server, load(ctx, c), flags=flags, optional=optional)
+                      server, load(ctx, c), flags=run_flags(server), optional=optional)
                   for c in concurrencies(ctx, server)], joins=joins)
+
+
+def choose(records, model):
+    """A calibrated model's cost (experiments.calibration) from the records made before its first
+    calibrated run (all when it is about to run, the same ones after): {real, lacks_ms: {c: the
+    real system's server CPU per request less the model's}, cost_us}; FlagsUnavailable without
+    a run of the model and its real system at one concurrency."""
+    real = systems.get(model).stands_for
+    before = Results("", {r["id"]: r for r in itertools.takewhile(
+        lambda r: not (r.get("calibrated") and r["system"] == model), records)})
+    cpu = {(x, c): before.per_request_ms(base(x, c), "server")
+           for x in (real, model) for c in CONCURRENCIES}
+    gaps = {c: cpu[real, c] - cpu[model, c] for c in CONCURRENCIES
+            if cpu[real, c] is not None and cpu[model, c] is not None}
+    if not gaps:
+        raise FlagsUnavailable(f"no calibrated cost for {model}: E1b measured no "
+                               f"{real} and {model} at the same concurrency")
+    return {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
+            "cost_us": max(0, round(1000 * median(gaps.values())))}
+
+
+def run_flags(server):
+    """A calibrated server's flags, of the records the engine made before it starts; none else."""
+    model = server.system.name
+    return (lambda records: ("--cpu-per-request-us", str(choose(records, model)["cost_us"]))) \
+        if server.calibrated else ()
 
 
 def plan(ctx):
     """Two parts, so that a block is short and the runs a claim compares are close in time: the
     models (the claims' model side), then the real systems with the calibrated models beside
     them from block JOINS (their cost is the real systems' CPU per request in the blocks before
-    less the native models': experiments.calibration), the calibrated cluster beyond the default
+    less the native models': choose), the calibrated cluster beyond the default
     only: the default's ten minutes have no room for it."""
     servers = ctx.servers(clusters=True, needs="/html")
     models = [group(ctx, s) for s in servers if not s.real]
     real = [group(ctx, s) for s in servers if s.real]
     real += [group(ctx, s, optional=True) for s in ctx.mysql_native()]
-    real += [group(ctx, s, ctx.calibration(s.system.name), joins=JOINS)
+    real += [group(ctx, s, joins=JOINS)
              for s in ctx.calibrated_servers(clusters=ctx.size != "default")]
     return [part(ctx, groups, blocks) for groups, blocks in ((models, BLOCKS),
                                                              (real, REAL_BLOCKS)) if groups]

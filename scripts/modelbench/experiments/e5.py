@@ -239,7 +239,7 @@ def plots(results):
     swept = sweep(results)
     if not swept:
         return []
-    marks = calibration.marks(results.directory)
+    marks = calibration.marks(results)
     costs = sorted({u for c in swept.values() for u in c})
     columns = ["cost"] + [f"{k}_c{c}" for c in swept for k in LINES]
     rows = [[f"{u / 1000:g}"] + [results.figure(base(k, c, u), "requests_per_s")

@@ -323,10 +323,9 @@ def cpu_split(results):
                       size=(1100, 560))
 
 
-def write(directory, experiments):
-    """Writes results.csv, the plots and report.md; returns (the claims, the plots not drawn)."""
+def write(directory, experiments, settings):
+    """Writes results.csv, the plots and report.md; returns (results, claims, plots not drawn)."""
     results = Results(directory, load_runs(directory))
-    settings = read_json(os.path.join(directory, "settings.json"))
     write_csv(results, os.path.join(directory, "results.csv"))
     try:
         plot_errors = plots.render(directory, [p for e in experiments for p in e.plots(results)]
