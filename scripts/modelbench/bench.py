@@ -9,8 +9,8 @@ keep-alive and on /html, beside the no-HTTP floors: docs/cost-measurement.md); t
 (async holding 1000 idle keep-alive connections, blocking with 150 live workers). It runs
 through the engine, so every server is warmed up and every run measured on a quiet machine; it
 writes bench/<timestamp>/: report.md (printed at the end), bench.csv, runs/, raw/. The targets
-are docs/performance.md's. Exit status 0 when every run succeeded (whatever the figures), 1
-when one failed, 2 on bad arguments.
+are docs/performance.md's, each judged on an interval as reproduce judges a claim. Exit status 0
+when every run succeeded (whatever the verdicts), 1 when one failed, 2 on bad arguments.
 """
 
 import csv
@@ -293,7 +293,7 @@ def targets(results):
 
 
 def cost_section(results):
-    """The cost tables (µs per request, medians over the blocks) and their targets."""
+    """The cost tables: µs per request, medians over the blocks (their targets: targets())."""
     def us(key, case):
         return fmt(results.per_request_ms(cost_base(key, case), "server"), 1, scale=1000)
 
@@ -304,10 +304,10 @@ def cost_section(results):
     floors = [[f"floor: {key}", us(key, "floor")] for key in COST_FLOORS
               if results.has(cost_base(key, "floor"))]
     return ["## Server CPU per request against nginx and Apache+PHP", "",
-            "Server CPU (its process tree, /proc) per request answered in µs, medians over the "
-            "blocks: `ab -c 200` on /hello (a new connection each), `ab -k -c 100` (keep-alive, "
-            "below the blocking server's 150 threads), `ab -c 20` on /html; the floors are the "
-            "same /html work without HTTP, per iteration (docs/cost-measurement.md).", "",
+            "Server CPU (its process tree, /proc) per request in µs, medians over the blocks: "
+            "`ab -c 200` on /hello (a new connection each), `ab -k -c 100` (keep-alive, below the "
+            "blocking server's 150 threads), `ab -c 20` on /html; the floors are the same /html "
+            "work without HTTP, per iteration (docs/cost-measurement.md).", "",
             table(["system"] + list(COST_CASES), table_rows), "",
             table(["floor", "µs per iteration"], floors), ""]
 

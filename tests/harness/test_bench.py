@@ -1,9 +1,13 @@
 """bench's targets, judged by report.verdicts on intervals: crafted blocks drive each kind of
-target to each verdict."""
+target to each verdict, and a recorded bench run is judged and rendered whole."""
+
+import json
+import os
 
 from crafted import blocks, results
 
 from modelbench import bench
+from modelbench.report.results import Results
 from modelbench.report.verdicts import INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED
 
 def verdicts(r):
@@ -137,3 +141,41 @@ def test_the_report_says_holds_and_leaves_out_targets_whose_runs_were_not_made()
     assert "| RSS of async, 1 worker with 1000 idle keep-alive connections ≤ 16 MiB | 13.2 MiB " \
            "in every run [13.2 MiB–13.2 MiB, 1 runs] | holds |" in targets
     assert "ab -c 20" not in targets and "nginx" not in targets  # not run: not listed
+
+
+def recorded():
+    """A real `bench.sh --quick --blocks 2` on the 2-core development machine (2026-12-06): its
+    records but /json's and wrk's, their figures trimmed to those the report reads. Its memory
+    part stopped after async's run."""
+    with open(os.path.join(os.path.dirname(__file__), "data", "bench-runs.json")) as f:
+        return Results("/nonexistent", {run["id"]: run for run in json.load(f)})
+
+
+def test_a_recorded_run_is_judged_and_rendered_whole():
+    r = recorded()
+    judged = dict(bench.targets(r))
+    assert len(judged) == 3 + 4 + 4 + 3 + 4 + 7 + 4 + 6
+    assert [text for text, side in judged.items() if side.verdict == NOT_MEASURED] == [
+        f"RSS of {bench.LABELS[s]} with 150 live workers ≤ 64 MiB"
+        for s in ("blocking-per-request", "blocking-persistent")]
+    # A server's block b over its ceiling's: the geometric mean of the two blocks' ratios.
+    server, ceiling = bench.cell_base("async", "/html", 20), bench.html_ceiling("async", 20)
+    ratios = [r.at(server, b, "requests_per_s") / r.at(ceiling, b, "iterations_per_s")
+              for b in (1, 2)]
+    side = find(judged, server, ceiling)
+    assert abs(side.statistic.estimate - (ratios[0] * ratios[1]) ** 0.5) < 1e-9
+    assert side.verdict == INCONCLUSIVE  # two blocks far apart
+    assert find(judged, *(bench.cell_base("async", "/html", c)
+                          for c in bench.CONCURRENCIES)).verdict == NOT_REPRODUCED
+    assert find(judged, bench.cost_base("prefork", "hello"),
+                bench.cost_base("nginx", "hello")).verdict == REPRODUCED
+    settings = {"command": "scripts/bench.sh --quick --blocks 2", "started": "2026-12-06 18:26",
+                "seconds": 1.0, "blocks": 2, "run_s": 730}
+    report = bench.render(bench.summaries(r), settings, 0, r)
+    for heading in ("## Ceilings", "## Servers under ab and wrk", "## Server CPU per request "
+                    "against nginx and Apache+PHP", "## Memory", "## Targets"):
+        assert heading in report
+    cells = [line.rsplit("|", 2)[1].strip() for line in
+             report.split("## Targets")[1].splitlines() if line.startswith("| ")][1:]
+    assert len(cells) == len(judged) - 2  # the memory runs not made are left out
+    assert set(cells) == {"holds", "**does not hold**", "inconclusive"}
