@@ -43,6 +43,22 @@ def client_text(record):
 HOST_CHANGED = 25
 
 
+def reader(key):
+    """A figure's reader: key itself when it is one (a callable of a run's figures), else the
+    figure named key."""
+    return key if callable(key) else lambda figures: figures.get(key)
+
+
+def per_request_ms(who):
+    """The reader of who's (server, db, client) CPU per request (per iteration of a standalone
+    run) in ms."""
+    def read(figures):
+        units = figures.get("complete") or figures.get("iterations")
+        cpu = figures.get(f"{who}_cpu_s")
+        return 1000 * cpu / units if cpu is not None and units else None
+    return read
+
+
 def probe(record):
     """The host's speed when a run was made: the mean of its probes before and after (ms)."""
     figures = record.get("figures", {})
@@ -90,8 +106,9 @@ class Results:
         return None if run is None else run["figures"].get(key)
 
     def values(self, base, key):
-        """The figure in every successful block, in block order (None where it is missing)."""
-        return [run["figures"].get(key) for run in self.blocks(base).values()]
+        """The figure (key: its name, or a reader of a run's figures) in every successful block,
+        in block order (None where it is missing)."""
+        return [reader(key)(run["figures"]) for run in self.blocks(base).values()]
 
     def figure(self, base, key):
         """The median of the figure over the blocks, or None."""
@@ -99,9 +116,8 @@ class Results:
 
     def interval(self, base, key):
         """The Interval of a figure over base's blocks, or None."""
-        runs = self.blocks(base).values()
-        return statistics.of_blocks([run["figures"].get(key) for run in runs],
-                                    probes=[probe(run) for run in runs])
+        return statistics.of_blocks(self.values(base, key),
+                                    probes=[probe(run) for run in self.blocks(base).values()])
 
     def common_blocks(self, bases):
         return sorted(set.intersection(*(set(self.blocks(b)) for b in bases)))
@@ -116,7 +132,7 @@ class Results:
         out, left_out = [], 0
         for block in self.common_blocks(bases):
             runs = [self.blocks(b)[block] for b in bases]
-            values = [run["figures"].get(key) for run in runs]
+            values = [reader(key)(run["figures"]) for run in runs]
             if None in values:
                 continue
             if host_changed(runs):
@@ -133,7 +149,8 @@ class Results:
                                     left_out=left_out)
 
     def ratio(self, bases, key):
-        """The first base's figure over the second's, block by block: its Interval, or None."""
+        """The first base's figure (key: as values') over the second's, block by block: its
+        Interval, or None."""
         return self.paired(bases, key, ratio)
 
     def rate(self, bases, events, trials="complete"):
@@ -150,35 +167,16 @@ class Results:
                 n += trials(run["figures"])
         return statistics.rate(k, n)
 
-    def per_request_ms_values(self, base, who):
-        """who's (server, db, client) CPU per request (per iteration of a standalone run) in ms,
-        in every successful block."""
-        out = []
-        for run in self.blocks(base).values():
-            f = run["figures"]
-            units = f.get("complete") or f.get("iterations")
-            out.append(1000 * f[f"{who}_cpu_s"] / units
-                       if f.get(f"{who}_cpu_s") is not None and units else None)
-        return out
-
     def per_request_ms(self, base, who):
-        """The median of per_request_ms_values, or None."""
-        return median(self.per_request_ms_values(base, who))
+        """The median of who's CPU per request (per_request_ms(who)), or None."""
+        return self.figure(base, per_request_ms(who))
 
     def per_request_interval(self, base, who):
-        runs = self.blocks(base).values()
-        return statistics.of_blocks(self.per_request_ms_values(base, who),
-                                    probes=[probe(run) for run in runs])
+        return self.interval(base, per_request_ms(who))
 
     def per_request_ratio(self, bases, who="server"):
         """The first base's CPU per request over the second's, block by block: an Interval."""
-        per_block = [dict(zip(self.blocks(b), self.per_request_ms_values(b, who))) for b in bases]
-        kept = [blk for blk in self.common_blocks(bases)
-                if not host_changed([self.blocks(b)[blk] for b in bases])]
-        pairs = [(ratio(per_block[0][blk], per_block[1][blk]),
-                  probe(self.blocks(bases[0])[blk])) for blk in kept]
-        return statistics.of_blocks([v for v, _ in pairs], probes=[p for _, p in pairs],
-                                    left_out=len(self.common_blocks(bases)) - len(kept))
+        return self.ratio(bases, per_request_ms(who))
 
     def cpu(self, base, who):
         """'143 % (72 %)': median CPU of who (server, db, client) in % of one core and of the
