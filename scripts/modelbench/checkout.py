@@ -20,9 +20,9 @@ class Checkout:
         """A program built in the build tree (bin/)."""
         return os.path.join(self.build_dir, "bin", name)
 
-    def peer(self, peer, name):
+    def real_system(self, folder, name):
         """A file of a real system's folder (servers/php, servers/node)."""
-        return os.path.join(self.root, "servers", peer, name)
+        return os.path.join(self.root, "servers", folder, name)
 
     def script(self, name):
         """A file of scripts/ (db.sh, siegerc)."""

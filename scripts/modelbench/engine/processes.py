@@ -1,7 +1,7 @@
 """CPU, threads, descriptors and memory of the processes under test, read with psutil.
 
 A server is watched as a process tree: the process the harness started and its children (the
-async server's cluster workers; a real peer's worker processes), which a single-process server
+async server's cluster workers; a real system's worker processes), which a single-process server
 simply does not have. CPU is utime+stime, counted in clock ticks by the kernel, so a run's figure
 is exact to a tick whatever the sampling rate; threads and processes are sampled (the peak of the
 sum over the tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.

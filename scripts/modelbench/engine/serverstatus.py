@@ -36,7 +36,7 @@ PROC, STATUS = "/proc", "/status"
 
 def read_resources(target):
     """resources.server of the server's /status as {cpu_s, threads, processes, rss_kib}, or None
-    when it does not answer with one (a real peer has no /status)."""
+    when it does not answer with one (a real system has no /status)."""
     reply = target.get("/status", timeout=READ_TIMEOUT_S)
     if reply.status != 200:
         return None

@@ -114,9 +114,9 @@ def first_records(results):
     return out
 
 
-def anchor(record):
+def real_system_of(record):
     """(system, the real system the server stands for or is, whether it is a cluster variant);
-    system and anchor are None for a system not in the list."""
+    system and real system are None for a system not in the list."""
     try:
         system = systems.get(record.get("system"))
     except KeyError:
@@ -137,10 +137,10 @@ def server_order(results):
 
     def rank(item):
         key, record = item
-        system, anchor_, cluster = anchor(record)
+        system, real_name, cluster = real_system_of(record)
         if system is None:
             return (2, 0, 0, 0, key)
-        return (int(cluster), real.index(anchor_) if anchor_ in real else len(real),
+        return (int(cluster), real.index(real_name) if real_name in real else len(real),
                 int(not system.real), int(bool(record.get("calibrated"))), key)
     return [key for key, _ in sorted(first_records(results).items(), key=rank)]
 
@@ -155,10 +155,10 @@ def style(results, key):
     records = first_records(results)
 
     def family(k):
-        _, anchor_, cluster = anchor(records.get(k, {}))
-        return anchor_ or k, cluster
+        _, real_name, cluster = real_system_of(records.get(k, {}))
+        return real_name or k, cluster
     families = list(dict.fromkeys(family(k) for k in server_order(results)))
-    system = anchor(records.get(key, {}))[0]
+    system = real_system_of(records.get(key, {}))[0]
     color = PALETTE[families.index(family(key)) % len(PALETTE)] \
         if family(key) in families else PALETTE[-1]
     dash = 1 if system is not None and system.real else \

@@ -19,7 +19,7 @@ TITLE = "E1a — the /html workload in one process, no HTTP"
 IN_DEFAULT = True
 ITERATIONS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
 SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
-# Node.js with the mysql driver, the one the real peer runs, took 9.771 s to PHP's 7.410 s;
+# Node.js with the mysql driver, the one the real system runs, took 9.771 s to PHP's 7.410 s;
 # "about the same" around that ratio.
 POST_RATIO = 9.771 / 7.410
 LOW, HIGH = POST_RATIO * SIMILAR_LOW, POST_RATIO * SIMILAR_HIGH

@@ -99,7 +99,7 @@ class Server:
         if not self.behind_nginx:
             return self.system.command(checkout, [*self.flags, *run_flags, *extra], listen,
                                        files_dir)
-        front = [checkout.peer(*FRONT), "--listen", listen, *run_flags, *extra]
+        front = [checkout.real_system(*FRONT), "--listen", listen, *run_flags, *extra]
         front += ["--dir", files_dir] if files_dir else []
         return [*front, "--", *self.system.launcher(checkout), *self.flags]
 

@@ -6,7 +6,7 @@ from modelbench.systems.node import package_version
 
 SYSTEM = System(
     name="express", title="Express", side="async", real=True, port=8088, needs=("node", "db"),
-    launcher=lambda checkout: [checkout.peer("node", "express-server")],
+    launcher=lambda checkout: [checkout.real_system("node", "express-server")],
     cluster_flags=("--cluster",),
     version=lambda checkout: f"Express {package_version(checkout, 'express')} on Node.js "
                              f"{first_line(['node', '--version'])}")

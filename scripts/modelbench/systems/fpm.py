@@ -6,7 +6,8 @@ from modelbench.systems.base import System, first_line
 
 SYSTEM = System(
     name="fpm", title="nginx + PHP-FPM", side="blocking", real=True, port=8086,
-    needs=("fpm", "nginx", "db"), launcher=lambda checkout: [checkout.peer("php", "fpm-server")],
+    needs=("fpm", "nginx", "db"),
+    launcher=lambda checkout: [checkout.real_system("php", "fpm-server")],
     files_flag="--dir",
     version=lambda checkout: f"{first_line(['/usr/sbin/nginx', '-v'], 'nginx')} in front of "
                              f"{first_line(['php-fpm8.2', '-v'], 'PHP')}")

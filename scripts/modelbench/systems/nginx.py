@@ -6,6 +6,6 @@ from modelbench.systems.base import FRONT, System, first_line
 
 SYSTEM = System(
     name="nginx", title="nginx's own /hello", side="async", real=True, port=8085,
-    needs=("nginx",), launcher=lambda checkout: [checkout.peer(*FRONT), "--nginx-hello"],
+    needs=("nginx",), launcher=lambda checkout: [checkout.real_system(*FRONT), "--nginx-hello"],
     files_flag="--dir", endpoints=("/hello",),
     version=lambda checkout: first_line(["/usr/sbin/nginx", "-v"], "nginx"))

@@ -10,7 +10,7 @@ from modelbench.systems.base import System, first_line
 def package_version(checkout, package):
     """An npm package's version as the lockfile pins it."""
     try:
-        with open(checkout.peer("node", "package-lock.json")) as f:
+        with open(checkout.real_system("node", "package-lock.json")) as f:
             return json.load(f)["packages"][f"node_modules/{package}"]["version"]
     except (OSError, ValueError, KeyError):
         return "?"
@@ -18,8 +18,8 @@ def package_version(checkout, package):
 
 SYSTEM = System(
     name="node", title="Node.js", side="async", real=True, port=8084, needs=("node", "db"),
-    launcher=lambda checkout: [checkout.peer("node", "node-server")],
-    standalone=lambda checkout, n: ["node", checkout.peer("node", "standalone.js"), str(n)],
+    launcher=lambda checkout: [checkout.real_system("node", "node-server")],
+    standalone=lambda checkout, n: ["node", checkout.real_system("node", "standalone.js"), str(n)],
     cluster_flags=("--cluster",),
     version=lambda checkout: f"Node.js {first_line(['node', '--version'])} with the npm mysql "
                              f"driver {package_version(checkout, 'mysql')}")

@@ -6,8 +6,8 @@ from modelbench.systems.base import System, apache_version, first_line
 
 SYSTEM = System(
     name="php", title="Apache+PHP", side="blocking", real=True, port=8083, needs=("php", "db"),
-    launcher=lambda checkout: [checkout.peer("php", "apache-server")],
-    standalone=lambda checkout, n: ["php", checkout.peer("php", "html_cli.php"), str(n)],
+    launcher=lambda checkout: [checkout.real_system("php", "apache-server")],
+    standalone=lambda checkout, n: ["php", checkout.real_system("php", "html_cli.php"), str(n)],
     files_flag="--dir",
     version=lambda checkout: f"{apache_version()} prefork with mod_php, "
                              f"{first_line(['php', '-v'])}")
