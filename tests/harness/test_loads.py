@@ -1,13 +1,16 @@
-"""The parsers of the load tools' outputs, on outputs the real tools printed here (data/)."""
+"""The load tools (engine.loads): their parsers, on outputs the real tools printed here (data/),
+their command lines, and what the engine asks of them."""
 
 import pytest
 from conftest import data
 
-from modelbench.engine import tools
+from modelbench.engine import loads
+from modelbench.engine.loads import ab, siege, slowhttptest, standalone, wrk
+from modelbench.engine.plan import Load
 
 
 def test_ab_report_and_percentiles():
-    figures = tools.parse_ab(data("ab-php-c20.txt"), data("ab-php-c20.csv"))
+    figures = ab.parse(data("ab-php-c20.txt"), data("ab-php-c20.csv"))
     assert figures["complete"] > 0
     assert figures["failed"] == 0 and figures["non2xx"] == 0
     assert figures["requests_per_s"] > 0 and figures["mean_ms"] > 0
@@ -16,14 +19,14 @@ def test_ab_report_and_percentiles():
 
 
 def test_ab_length_failures_and_their_breakdown():
-    figures = tools.parse_ab(data("ab-factorial.txt"), data("ab-factorial.csv"))
+    figures = ab.parse(data("ab-factorial.txt"), data("ab-factorial.csv"))
     assert figures["failed"] > 0
     assert figures["failed_length"] == figures["failed"]
     assert figures["failed_other"] == 0
 
 
 def test_ab_with_l_accepts_varying_lengths():
-    figures = tools.parse_ab(data("ab-factorial-l.txt"), data("ab-factorial-l.csv"))
+    figures = ab.parse(data("ab-factorial-l.txt"), data("ab-factorial-l.csv"))
     assert figures["failed"] == 0 and figures["failed_length"] == 0
     assert "document_bytes" not in figures  # "Variable"
 
@@ -33,17 +36,17 @@ def test_ab_under_100_requests_takes_the_report_table():
     # not ascending there, and the report's own table (whole milliseconds) is used.
     csv = data("ab-small.csv")
     assert float(csv.splitlines()[100].split(",")[1]) < float(csv.splitlines()[99].split(",")[1])
-    figures = tools.parse_ab(data("ab-small.txt"), csv)
+    figures = ab.parse(data("ab-small.txt"), csv)
     assert figures["p99_ms"] == 2.0 and figures["max_ms"] == 2.0
 
 
 def test_ab_without_its_summary_is_an_error():
-    with pytest.raises(tools.ParseError):
-        tools.parse_ab("ab: could not connect\n", "")
+    with pytest.raises(loads.ParseError):
+        ab.parse("ab: could not connect\n", "")
 
 
 def test_siege_summary_and_percentiles_from_its_lines():
-    figures = tools.parse_siege(data("siege-node.txt"), data("siege-node.err"), 3.0)
+    figures = siege.parse(data("siege-node.txt"), data("siege-node.err"), 3.0)
     assert figures["complete"] == 239
     assert figures["requests_per_s"] == 89.85
     assert figures["failed"] == 0 and figures["availability_pct"] == 100.0
@@ -56,7 +59,7 @@ def test_siege_that_hung_gets_its_summary_from_its_lines():
     # recorded stderr is a real one cut after that line); the figures come from its lines.
     lines = data("siege-hung.txt")
     transactions = sum(1 for line in lines.splitlines() if line.startswith("HTTP/"))
-    figures = tools.parse_siege(lines, data("siege-hung.err"), 2.5)
+    figures = siege.parse(lines, data("siege-hung.err"), 2.5)
     # Its lines: 237 here, where siege's own summary of the same run said 239 hits.
     assert figures["complete"] == transactions == 237
     assert figures["requests_per_s"] == pytest.approx(237 / 2.5, abs=0.01)
@@ -64,12 +67,12 @@ def test_siege_that_hung_gets_its_summary_from_its_lines():
 
 
 def test_siege_that_never_ended_is_an_error():
-    with pytest.raises(tools.ParseError):
-        tools.parse_siege(data("siege-hung.txt"), "** SIEGE 4.0.7\n", 1.0)
+    with pytest.raises(loads.ParseError):
+        siege.parse(data("siege-hung.txt"), "** SIEGE 4.0.7\n", 1.0)
 
 
 def test_wrk_summary_line():
-    figures = tools.parse_wrk(data("wrk-hello.txt"))
+    figures = wrk.parse(data("wrk-hello.txt"))
     assert figures["complete"] == 52794
     assert figures["requests_per_s"] == pytest.approx(52794 / 1.014293, rel=1e-4)
     assert figures["failed"] == 0 and figures["non2xx"] == 0
@@ -77,26 +80,46 @@ def test_wrk_summary_line():
 
 
 def test_wrk_without_the_summary_script_is_an_error():
-    with pytest.raises(tools.ParseError):
-        tools.parse_wrk("Running 1s test @ http://127.0.0.1:1/\n")
+    with pytest.raises(loads.ParseError):
+        wrk.parse("Running 1s test @ http://127.0.0.1:1/\n")
 
 
 def test_standalone_reports():
-    figures = tools.parse_standalone(data("standalone-async.txt"))
+    figures = standalone.parse(data("standalone-async.txt"))
     assert figures == {"iterations": 200, "real_s": 0.076, "user_s": 0.016, "sys_s": 0.009,
                        "iterations_per_s": 2629.1}
-    assert tools.standalone_iterations(data("standalone-php.txt")) == 200
+    assert standalone.iterations_run(data("standalone-php.txt")) == 200
 
 
 def test_slowhttptest_csv_and_its_end():
-    figures = tools.parse_slowhttptest(data("slowhttptest.csv"), data("slowhttptest.out"))
+    figures = slowhttptest.parse(data("slowhttptest.csv"), data("slowhttptest.out"))
     assert figures == {"seconds": 4, "peak_connected": 20, "unavailable_s": 0,
                        "exit_status": "Hit test time limit"}
 
 
 def test_command_lines():
-    ab = tools.ab_command("http://h:1/html", 20, 5000, "p.csv", keepalive=True, time_limit=3)
+    line = ab.command_line("http://h:1/html", 20, 5000, "p.csv", keepalive=True, time_limit=3)
     # -t before -n: ab's -t resets the count to 50000 whatever came before it.
-    assert ab.index("-t") < ab.index("-n")
-    assert ab[:4] == ["ab", "-r", "-k", "-c"]
-    assert tools.wrk_command("http://h:1/", "s.lua", 1, 2, 4)[:3] == ["wrk", "-t", "1"]
+    assert line.index("-t") < line.index("-n")
+    assert line[:4] == ["ab", "-r", "-k", "-c"]
+    assert wrk.command_line("http://h:1/", "s.lua", 1, 2, 4)[:3] == ["wrk", "-t", "1"]
+
+
+def test_a_load_names_its_tool_which_the_engine_asks():
+    with pytest.raises(ValueError):
+        Load("httperf", "/hello")
+    timed = Load("ab", "/html", 20, seconds=3)
+    assert timed.kind is loads.ALL["ab"] and timed.text() == "ab -c 20 -t 3 /html"
+    # A timed ab run: the count the server's rate before makes, at least MIN_REQUESTS, under a
+    # time limit far beyond; without a rate, its own; cut (a time and a cap), its own.
+    assert ab.TOOL.limits(timed, 1000.0) == (3000, 14)
+    assert ab.TOOL.limits(timed, 10.0) == (ab.MIN_REQUESTS, 14)
+    assert ab.TOOL.limits(timed, None) == (0, 3)
+    assert ab.TOOL.limits(Load("ab", "/html", 20, n=5, seconds=3), 1000.0) == (5, 3)
+    # New connections: one per request without keep-alive, one per client with it (wrk's always).
+    assert Load("ab", "/hello", 20, n=500).connections == 500
+    assert Load("ab", "/hello", 20, n=500, keepalive=True).connections == 20
+    assert Load("wrk", "/hello", 20, seconds=2).connections == 20
+    assert Load("standalone", n=100).connections == 0
+    assert Load("standalone", n=100).kind.local_only and not timed.kind.local_only
+    assert Load("siege", "/json", 5, seconds=2).kind.estimate_s(Load("siege", seconds=2)) == 3.0
