@@ -96,8 +96,6 @@ class Gets(Generator):
     def summary(self, figures):
         return f"throw-away tool: {figures['complete']} GETs, {figures['failed']} failed"
 
-
-TOOL = Gets()
 '''
 
 EXPERIMENT = '''
@@ -172,7 +170,7 @@ def throwaway(tmp_path, monkeypatch):
     tool = load_module(tmp_path / "throwaway_tool.py", "throwaway_tool")
     experiment = load_module(tmp_path / "throwaway_experiment.py", "throwaway_experiment")
     monkeypatch.setattr(systems, "ALL", [*systems.ALL, system.SYSTEM])
-    monkeypatch.setitem(loads.ALL, "gets", tool.TOOL)
+    monkeypatch.setitem(loads.ALL, "gets", tool.Gets())
     monkeypatch.setattr(experiments, "ALL", [*experiments.ALL, experiment])
     return str(server)
 

@@ -1,11 +1,14 @@
 """The load tools (engine.loads): their parsers, on outputs the real tools printed here (data/),
 their command lines, and what the engine asks of them."""
 
+import types
+
 import pytest
 from conftest import data
 
 from modelbench.engine import loads
 from modelbench.engine.loads import ab, siege, slowhttptest, standalone, wrk
+from modelbench.engine.loads.base import Attempt
 from modelbench.engine.plan import Load
 
 
@@ -97,25 +100,32 @@ def test_slowhttptest_csv_and_its_end():
                        "exit_status": "Hit test time limit"}
 
 
-def test_command_lines():
-    line = ab.command_line("http://h:1/html", 20, 5000, "p.csv", keepalive=True, time_limit=3)
-    # -t before -n: ab's -t resets the count to 50000 whatever came before it.
-    assert line.index("-t") < line.index("-n")
-    assert line[:4] == ["ab", "-r", "-k", "-c"]
-    assert wrk.command_line("http://h:1/", "s.lua", 1, 2, 4)[:3] == ["wrk", "-t", "1"]
+def command(load, rate=None):
+    """The tool's command line for load, given the server's rate before, and its record."""
+    recorder = types.SimpleNamespace(raw=lambda run_id, suffix: f"{run_id}.{suffix}",
+                                     checkout=types.SimpleNamespace(script=lambda name: name))
+    attempt = Attempt(recorder, {"id": "x", "raw": []}, load, rate=rate)
+    return load.kind.command(attempt, "http://h:1" + load.path), attempt.record
 
 
-def test_a_load_names_its_tool_which_the_engine_asks():
+def test_a_load_names_its_tool_which_gives_its_command():
     with pytest.raises(ValueError):
         Load("httperf", "/hello")
-    timed = Load("ab", "/html", 20, seconds=3)
-    assert timed.kind is loads.ALL["ab"] and timed.text() == "ab -c 20 -t 3 /html"
+    timed = Load("ab", "/html", 20, seconds=3, keepalive=True)
+    assert timed.kind is loads.ALL["ab"] and timed.text() == "ab -k -c 20 -t 3 /html"
     # A timed ab run: the count the server's rate before makes, at least MIN_REQUESTS, under a
-    # time limit far beyond; without a rate, its own; cut (a time and a cap), its own.
-    assert ab.TOOL.limits(timed, 1000.0) == (3000, 14)
-    assert ab.TOOL.limits(timed, 10.0) == (ab.MIN_REQUESTS, 14)
-    assert ab.TOOL.limits(timed, None) == (0, 3)
-    assert ab.TOOL.limits(Load("ab", "/html", 20, n=5, seconds=3), 1000.0) == (5, 3)
+    # time limit far beyond; without a rate, its own; cut (a time and a cap), its own. -t before
+    # -n: ab's -t resets the count to 50000 whatever came before it.
+    line, record = command(timed, 1000.0)
+    assert line == ["ab", "-r", "-k", "-c", "20", "-t", "14", "-n", "3000", "-e",
+                    "x.ab-percentiles.csv", "http://h:1/html"]
+    assert record == {"id": "x", "raw": ["x.ab-percentiles.csv"], "requests": 3000, "cut": False}
+    assert command(timed, 10.0)[1]["requests"] == ab.MIN_REQUESTS
+    assert command(timed)[0][5:9] == ["-t", "3", "-n", "0"]
+    cut = Load("ab", "/html", 20, n=5, seconds=3, variable_length=True)
+    assert command(cut, 1000.0)[0][3:8] == ["20", "-t", "3", "-n", "5"]
+    assert command(cut)[0][-2:] == ["-l", "http://h:1/html"] and command(cut)[1]["cut"]
+    assert command(Load("wrk", "/", 1, seconds=2))[0][:3] == ["wrk", "-t", "1"]
     # New connections: one per request without keep-alive, one per client with it (wrk's always).
     assert Load("ab", "/hello", 20, n=500).connections == 500
     assert Load("ab", "/hello", 20, n=500, keepalive=True).connections == 20

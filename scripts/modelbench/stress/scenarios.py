@@ -567,7 +567,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     path = "/html" if mode == "slow read" else "/hello"
     prefix = os.path.join(ctx.raw, f"slowhttptest-{target.name}-{mode.replace(' ', '-')}")
     length_s = math.ceil(limit_s) + 3
-    command = loads.slowhttptest.command_line(mode, target.url(path), connections, length_s, prefix)
+    command = loads.slowhttptest.command(mode, target.url(path), connections, length_s, prefix)
     print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
     prober = Prober(target, "/hello", limit_s + 5)
     started = time.monotonic()

@@ -5,7 +5,7 @@ slowhttptest is the stress verb's own, not a Load's."""
 from modelbench.engine.loads import ab, hold, siege, slowhttptest, standalone, tasks, wrk
 from modelbench.engine.loads.base import ParseError, StepFailed
 
-ALL = {tool.name: tool for tool in (ab.TOOL, wrk.TOOL, siege.TOOL, standalone.TOOL, tasks.TOOL,
-                                    hold.TOOL)}
+ALL = {tool.name: tool for tool in (ab.Ab(), wrk.Wrk(), siege.Siege(), standalone.Standalone(),
+                                    tasks.Tasks(), hold.Hold())}
 
 __all__ = ["ALL", "ParseError", "StepFailed", "slowhttptest"]

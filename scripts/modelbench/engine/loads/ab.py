@@ -1,6 +1,7 @@
-"""ab 2.3 (ab -r: a socket error counts as a failed request instead of aborting the run). With
-`seconds` and `n` a run is cut at seconds, n its cap; with seconds alone it runs the count the
-server's rate before makes; with n alone, n requests."""
+"""ab 2.3 -r (a socket error counts as a failed request instead of aborting the run), its
+percentiles in raw/ID.ab-percentiles.csv (-e). With `seconds` and `n` a run is cut at seconds, n
+its cap; with seconds alone it runs the count the server's rate before makes; with n alone, n
+requests."""
 
 import re
 
@@ -47,27 +48,13 @@ class Ab(Generator):
         requests, time_limit = self.limits(load, attempt.rate)
         attempt.record.update(requests=requests, cut=self.cut(load))
         attempt.record["raw"].append(percentiles)
-        return command_line(url, load.c, requests, percentiles, load.keepalive, time_limit,
-                       load.variable_length)
+        # -t before -n: ab's -t sets the request count to 50000, whatever -n said before it.
+        return ["ab", "-r", *(["-k"] if load.keepalive else []), "-c", str(load.c),
+                *(["-t", f"{time_limit:g}"] if time_limit else []), "-n", str(requests),
+                "-e", percentiles, *(["-l"] if load.variable_length else []), url]
 
     def figures(self, attempt, stdout, stderr, sampled):
         return parse(read(stdout), read(attempt.raw("ab-percentiles.csv")))
-
-
-TOOL = Ab()
-
-
-def command_line(url, concurrency, requests, percentiles_csv, keepalive=False, time_limit=None,
-            variable_length=False):
-    """ab -r with its percentiles written to percentiles_csv (-e)."""
-    command = ["ab", "-r"] + (["-k"] if keepalive else []) + ["-c", str(concurrency)]
-    if time_limit:
-        # Before -n: ab's -t sets the request count to 50000, whatever -n said before it.
-        command += ["-t", f"{time_limit:g}"]
-    command += ["-n", str(requests), "-e", percentiles_csv]
-    if variable_length:
-        command.append("-l")
-    return command + [url]
 
 
 def parse(report_text, percentile_csv_text):

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Optional
 
 from modelbench.engine import measure
-from modelbench.engine.measure import read
 
 # Rough rates for the estimate of a run of n requests before anything is measured (requests/s of
 # one server on a 2-core machine).
@@ -29,10 +28,9 @@ class StepFailed(Exception):
 
 @dataclass
 class Attempt:
-    """What a tool's run is given: the recorder (raw/, mariadbd, log, checkout), the record it
-    fills, the load, the target (None for a tool that needs no server), the server (a
-    systems.Server) and its flags, and the requests/s the server answered at in its warm-up or
-    its last run (None before any)."""
+    """What a tool's run is given: the recorder (raw/, mariadbd, log, checkout), the record to
+    fill, the load, the target (None without a server), the server (systems.Server) and its
+    flags, and the requests/s the server answered at before (its warm-up's or last run's)."""
 
     recorder: object
     record: dict
@@ -47,16 +45,22 @@ class Attempt:
 
 
 class Tool:
-    """A load tool as the engine asks it; each is one module of engine.loads, its object named in
-    loads.ALL. needs_server: a server is started (or reached) for its runs; measured: a run waits
-    for a quiet machine and is measured again when other work polluted it; warmed: the server is
-    warmed up before its runs; local_only: why its runs need a server process of this machine."""
+    """A load tool as the engine asks it, one module of engine.loads each. It says text(load),
+    the load as a title says it ('ab -c 20 -t 3 /html'); estimate_s(load), a run's length
+    without its warm-up; run(attempt), which fills the record (command, raw, figures) or raises
+    StepFailed, ParseError, measure.MeasureError or OSError; summary(figures), a recorded run in
+    one line for the terminal; and for a report, heading(record).
+    needs_server: a server is started (or reached) for its runs; measured: a run waits for a
+    quiet machine, again when other work polluted it; warmed: the server is warmed up first;
+    local_only: why its runs need a server of this machine; resolution_ms: of its single
+    times (a 0 among its percentiles means under it)."""
 
     name = ""
     needs_server = True
     measured = True
     warmed = False
     local_only = ""
+    resolution_ms = 0
 
     def keepalive(self, load):
         return load.keepalive
@@ -66,36 +70,12 @@ class Tool:
         keep-alive; unknown (the cap) for a timed run."""
         return load.c if self.keepalive(load) else load.n
 
-    def text(self, load):
-        """The load as a title says it: 'ab -c 20 -t 3 /html'."""
-        raise NotImplementedError
-
-    def heading(self, record):
-        """The load of a recorded run as a report's heading says it."""
-        return f"`{self.name} -c {record.get('concurrency')}`"
-
-    def estimate_s(self, load):
-        """How long a run takes, without its warm-up, before anything is measured."""
-        raise NotImplementedError
-
-    def run(self, attempt):
-        """Makes the run; fills attempt.record (command, raw, figures) or raises StepFailed,
-        ParseError, measure.MeasureError or OSError."""
-        raise NotImplementedError
-
-    def summary(self, figures):
-        """A recorded run's figures in one line for the terminal."""
-        return (f"{figures['requests_per_s']:.1f} req/s, mean {figures['mean_ms']:.1f} ms, "
-                f"p99 {figures['p99_ms']:.0f} ms, failed {figures['failed']} (length "
-                f"{figures['failed_length']}), non-2xx {figures['non2xx']}; CPU server "
-                f"{figures.get('server_cpu_pct_core', 0):.0f} %, mariadbd "
-                f"{figures.get('db_cpu_pct_core', 0):.0f} % of a core")
-
 
 class Generator(Tool):
-    """A load generator run as a command against the target while the server and mariadbd are
-    sampled; its outputs in raw/ID.NAME.txt and .err. end_marker: what it writes to stderr when
-    its load is over (measure.run)."""
+    """A load generator run as a command, command(attempt, url), which may add raw files and
+    fields to the record, while the server and mariadbd are sampled; its outputs in
+    raw/ID.NAME.txt and .err, parsed by figures(attempt, stdout, stderr, sampled). end_marker:
+    what it writes to stderr when its load is over (measure.run)."""
 
     warmed = True
     end_marker = None
@@ -104,13 +84,12 @@ class Generator(Tool):
     def estimate_s(self, load):
         return (load.seconds or load.n / GUESSED_RATE.get(load.path, 2000)) + self.overhead_s
 
-    def command(self, attempt, url):
-        """Its command line against url; it may add raw files and fields to attempt.record."""
-        raise NotImplementedError
-
-    def figures(self, attempt, stdout, stderr, sampled):
-        """Its figures, parsed from its outputs (the paths); sampled: measure.run's."""
-        raise NotImplementedError
+    def summary(self, figures):
+        return (f"{figures['requests_per_s']:.1f} req/s, mean {figures['mean_ms']:.1f} ms, "
+                f"p99 {figures['p99_ms']:.0f} ms, failed {figures['failed']} (length "
+                f"{figures['failed_length']}), non-2xx {figures['non2xx']}; CPU server "
+                f"{figures.get('server_cpu_pct_core', 0):.0f} %, mariadbd "
+                f"{figures.get('db_cpu_pct_core', 0):.0f} % of a core")
 
     def run(self, attempt):
         record, target, load = attempt.record, attempt.target, attempt.load

@@ -42,6 +42,3 @@ class Hold(Tool):
     def summary(self, figures):
         return (f"RSS {figures['rss_mib']} MiB with {figures['held']} connections held: "
                 f"{figures['threads']} threads, {figures['fds']} descriptors open")
-
-
-TOOL = Hold()

@@ -20,28 +20,14 @@ class Siege(Generator):
         return f"siege -c {load.c} -d {load.delay_s:g} -t {load.seconds:g}S {load.path}"
 
     def command(self, attempt, url):
+        """With siegerc: Debian's default one caps the users at 255 and would silently run only
+        255 of -c 500."""
         load = attempt.load
-        return command_line(url, attempt.recorder.checkout.script("siegerc"), load.c,
-                            load.delay_s, f"{load.seconds:g}S")
+        return ["siege", "-R", attempt.recorder.checkout.script("siegerc"), "-v", "-c",
+                str(load.c), "-d", f"{load.delay_s:g}", "-t", f"{load.seconds:g}S", url]
 
     def figures(self, attempt, stdout, stderr, sampled):
         return parse(read(stdout), read(stderr), sampled["wall_s"])
-
-
-TOOL = Siege()
-
-
-def command_line(url, siegerc, concurrency, delay, duration):
-    """siege -v with siegerc: Debian's default one caps the users at 255 and would silently run
-    only 255 of -c 500."""
-    return ["siege", "-R", siegerc, "-v", "-c", str(concurrency), "-d", f"{delay:g}", "-t",
-            duration, url]
-
-
-def percentile(sorted_values, p):
-    """Nearest-rank percentile of an ascending list."""
-    rank = max(1, -(-len(sorted_values) * p // 100))  # ceil(n * p / 100)
-    return sorted_values[int(rank) - 1]
 
 
 def own_summary(summary_text):
@@ -102,8 +88,8 @@ def parse(transactions_text, summary_text, elapsed_s):
     else:
         raise ParseError("siege printed no summary and never ended its run")
     times = sorted(ms for _, ms, _ in transactions)
-    for p in (50, 90, 99):
-        figures[f"p{p}_ms"] = percentile(times, p)
+    for p in (50, 90, 99):  # nearest rank: the ceil(n * p / 100)th
+        figures[f"p{p}_ms"] = times[max(1, -(-len(times) * p // 100)) - 1]
     figures.update(non2xx=sum(1 for code, _, _ in transactions if not 200 <= code < 300),
                    failed_length=0, failed_other=figures["failed"])
     return figures

@@ -12,7 +12,7 @@ MODES = {"slow headers": ["-H"], "slow body": ["-B", "-t", "GET", "-s", "8192"],
          "slow read": ["-X", "-k", "1", "-n", "1", "-w", "1", "-y", "64", "-z", "32"]}
 
 
-def command_line(mode, url, connections, length_s, report_prefix):
+def command(mode, url, connections, length_s, report_prefix):
     """slowhttptest MODE: `connections` connections opened within a tenth of a second (-r is per
     second), a follow-up every second, for at most length_s; its counts in REPORT_PREFIX.csv."""
     return ["slowhttptest", *MODES[mode], "-c", str(connections), "-r", str(10 * connections),

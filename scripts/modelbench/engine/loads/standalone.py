@@ -51,9 +51,6 @@ class Standalone(Tool):
                 f"{figures['iterations_per_s']:.1f} iterations/s")
 
 
-TOOL = Standalone()
-
-
 def iterations_run(text):
     """The iterations a standalone loop says it ran: its 'standalone: N iterations ...' line (the
     models' --standalone and the real peers' scripts alike)."""

@@ -24,21 +24,15 @@ class Wrk(Generator):
                 "a thread per core; `--client wrk`)")
 
     def command(self, attempt, url):
-        return command_line(url, attempt.recorder.checkout.script("wrk-summary.lua"),
-                            attempt.load.c, attempt.load.seconds, CORES)
+        """A thread per core, never more than connections; a request times out after 30 s, as
+        ab's."""
+        c = attempt.load.c
+        return ["wrk", "-t", str(max(1, min(c, CORES))), "-c", str(c), "-d",
+                f"{attempt.load.seconds:g}s", "--timeout", "30s", "--latency", "-s",
+                attempt.recorder.checkout.script("wrk-summary.lua"), url]
 
     def figures(self, attempt, stdout, stderr, sampled):
         return parse(read(stdout))
-
-
-TOOL = Wrk()
-
-
-def command_line(url, summary_lua, concurrency, duration_s, cores):
-    """Never more threads than connections; a request counts as timed out after 30 s, as ab's."""
-    threads = max(1, min(concurrency, cores))
-    return ["wrk", "-t", str(threads), "-c", str(concurrency), "-d", f"{duration_s:g}s",
-            "--timeout", "30s", "--latency", "-s", summary_lua, url]
 
 
 def parse(text):
