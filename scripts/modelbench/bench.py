@@ -20,7 +20,7 @@ import subprocess
 
 from modelbench import systems, verb
 from modelbench.checkout import Checkout
-from modelbench.engine import machine, steps, tools
+from modelbench.engine import loads, machine, steps
 from modelbench.engine.engine import Engine
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.engine.processes import CORES
@@ -114,7 +114,7 @@ def iterations_for(checkout, system, flags, k, seconds):
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         raise verb.VerbError(f"{' '.join(command)} failed: {result.stderr.strip()[-300:]}")
-    return max(200, int(tools.parse_standalone(result.stdout)["iterations_per_s"] * seconds))
+    return max(200, int(loads.standalone.parse(result.stdout)["iterations_per_s"] * seconds))
 
 
 def cost_base(key, case):

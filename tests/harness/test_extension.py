@@ -1,7 +1,8 @@
-"""Adding a system and an experiment is adding a module each and naming it in its list: a
-throw-away system (a small Python HTTP server) and a throw-away experiment (ab on its /hello,
-one claim, one plot) run with --smoke through the real engine, and come out in report.md,
-summary.json, results.csv and the plots, with nothing else edited for them."""
+"""Adding a system, an experiment or a load tool is adding a module each and naming it in its
+list: a throw-away system (a small Python HTTP server), a throw-away load tool (GETs one after
+the other from a Python command, its own parser and summary) and a throw-away experiment (ab and
+that tool on its /hello, one claim, one plot) run with --smoke through the real engine, and come
+out in report.md, summary.json, results.csv and the plots, with nothing else edited for them."""
 
 import importlib.util
 import json
@@ -13,6 +14,7 @@ import pytest
 
 from modelbench import __main__ as entry
 from modelbench import experiments, systems
+from modelbench.engine import loads
 
 SERVER = r'''
 import http.server, signal, socketserver, sys
@@ -56,6 +58,46 @@ SYSTEM = System(name="throwaway", title="a throw-away server", side="async", rea
                 version=lambda checkout: "throwaway 1.0", endpoints=("/hello",))
 '''
 
+TOOL = '''
+import sys
+from modelbench.engine.loads.base import Generator, ParseError
+from modelbench.engine.measure import read
+
+GETS = """
+import sys, time, urllib.request
+url, n = sys.argv[1], int(sys.argv[2])
+started, failed = time.monotonic(), 0
+for _ in range(n):
+    try:
+        urllib.request.urlopen(url, timeout=10).read()
+    except OSError:
+        failed += 1
+print(f"GETS {n - failed} {failed} {time.monotonic() - started:.6f}")
+"""
+
+
+class Gets(Generator):
+    name = "gets"
+
+    def text(self, load):
+        return f"{load.n} GETs of {load.path} one after the other"
+
+    def command(self, attempt, url):
+        return [sys.executable, "-c", GETS, url, str(attempt.load.n)]
+
+    def figures(self, attempt, stdout, stderr, sampled):
+        fields = read(stdout).split()
+        if fields[:1] != ["GETS"]:
+            raise ParseError("no GETS line")
+        complete, failed, seconds = int(fields[1]), int(fields[2]), float(fields[3])
+        return {"complete": complete, "failed": failed,
+                "requests_per_s": round(complete / seconds, 2)}
+
+    def summary(self, figures):
+        return f"throw-away tool: {figures['complete']} GETs, {figures['failed']} failed"
+
+'''
+
 EXPERIMENT = '''
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import figures, part
@@ -71,8 +113,11 @@ IN_DEFAULT = False
 def plan(ctx):
     servers = ctx.servers(["throwaway"], needs="/hello")
     load, cut = Load("ab", "/hello", 5, n=300), Load("ab", "/hello", 5, n=100000, seconds=1)
+    gets = Load("gets", "/hello", n=50)
     return [part(ctx, [Group([Run(f"x1-{s.key}", f"X1 {s.key}: {load.text()}", KEY, s, load),
-                              Run(f"x1-cut-{s.key}", f"X1 {s.key}: {cut.text()}", KEY, s, cut)])
+                              Run(f"x1-cut-{s.key}", f"X1 {s.key}: {cut.text()}", KEY, s, cut),
+                              Run(f"x1-gets-{s.key}", f"X1 {s.key}: {gets.text()}", KEY, s,
+                                  gets)])
                        for s in servers])]
 
 
@@ -120,19 +165,22 @@ def throwaway(tmp_path, monkeypatch):
     server.write_text(SERVER)
     (tmp_path / "throwaway_system.py").write_text(SYSTEM.format(server=str(server)))
     (tmp_path / "throwaway_experiment.py").write_text(textwrap.dedent(EXPERIMENT))
+    (tmp_path / "throwaway_tool.py").write_text(TOOL)
     system = load_module(tmp_path / "throwaway_system.py", "throwaway_system")
+    tool = load_module(tmp_path / "throwaway_tool.py", "throwaway_tool")
     experiment = load_module(tmp_path / "throwaway_experiment.py", "throwaway_experiment")
     monkeypatch.setattr(systems, "ALL", [*systems.ALL, system.SYSTEM])
+    monkeypatch.setitem(loads.ALL, "gets", tool.Gets())
     monkeypatch.setattr(experiments, "ALL", [*experiments.ALL, experiment])
     return str(server)
 
 
 def test_listed(throwaway, capsys):
     assert entry.main(["reproduce", "--list", "--only", "X1", "--servers", "throwaway"]) == 0
-    assert "| X1 | 4 | 8 |" in capsys.readouterr().out  # two runs, four blocks at the default size
+    assert "| X1 | 4 | 12 |" in capsys.readouterr().out  # three runs, four blocks by default
 
 
-def test_run_through_the_engine(throwaway, tmp_path):
+def test_run_through_the_engine(throwaway, tmp_path, capsys):
     results = tmp_path / "results"
     status = entry.main(["reproduce", "--smoke", "--only", "X1", "--servers", "throwaway",
                          "--results-dir", str(results)])
@@ -144,6 +192,12 @@ def test_run_through_the_engine(throwaway, tmp_path):
     cut = json.loads((results / "runs" / "x1-cut-throwaway-b1.json").read_text())
     assert " -t 1 -n 100000 " in cut["command"] and 0 < cut["figures"]["complete"] < 100000
     assert record["figures"]["server_cpu_s"] >= 0 and record["warmup"]["slices"]
+    # The throw-away tool: its command, its figures parsed, the server sampled, its summary line.
+    gets = json.loads((results / "runs" / "x1-gets-throwaway-b1.json").read_text())
+    assert gets["status"] == "ok" and gets["tool"] == "gets", gets.get("cause")
+    assert gets["figures"]["complete"] == 50 and gets["figures"]["failed"] == 0
+    assert gets["figures"]["requests_per_s"] > 0 and gets["figures"]["server_cpu_s"] >= 0
+    assert "throw-away tool: 50 GETs, 0 failed" in capsys.readouterr().out
     report = (results / "report.md").read_text()
     assert "## X1 — a throw-away experiment" in report and "| X1 answers |" in report
     summary = json.loads((results / "summary.json").read_text())

@@ -18,20 +18,10 @@ from modelbench.engine import blocks, machine, plan, server, steps, warmup
 from modelbench.engine.processes import CORES
 from modelbench.engine.recorder import Recorder
 
-# Rough rates for the estimate of a run's length before anything is measured (requests/s of
-# one server on a 2-core machine); a timed run needs none.
-GUESSED_RATE = {"/hello": 8000, "/html": 1500, "/json": 2000, "/factorial": 3000}
-STANDALONE_MS = 1.0
 # A lead-in of a server that forks (Apache, PHP-FPM) at -c 100 or more: it let workers go since
 # its last run at that point and forks them again.
 LEAD_FORK_S = 0.5
 START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
-# A timed ab run is given the count its warm-up's rate makes of its length, so that ab waits for
-# every request it sent: a run cut at a time limit leaves requests in flight, whose CPU the
-# server spends after the tool has stopped counting (200 of them at -c 200). Its time limit
-# stays, well beyond, as a bound.
-MIN_REQUESTS = 200
-TIME_LIMIT_FACTOR = 3
 
 
 class FlagsUnavailable(Exception):
@@ -41,15 +31,8 @@ class FlagsUnavailable(Exception):
 def estimate_s(run, first=False):
     """How long a run takes, its warm-up (first: its first at its point) or lead-in included,
     before anything is measured."""
-    load = run.load
-    if load.tool == "standalone":
-        return load.n * STANDALONE_MS / 1000
-    if load.tool == "tasks":
-        return load.delay_ms / 1000 + 0.5
-    if load.tool == "hold":
-        return 2.0
-    seconds = load.seconds or load.n / GUESSED_RATE.get(load.path, 2000)
-    return seconds + warm_estimate_s(run, first) + (1.0 if load.tool == "siege" else 0.3)
+    tool = run.load.kind
+    return tool.estimate_s(run.load) + (warm_estimate_s(run, first) if tool.warmed else 0.0)
 
 
 def warm_estimate_s(run, first=False):
@@ -111,18 +94,18 @@ def server_key(group):
     """What makes a group's server the same as another's, which a later part then runs on
     without starting it again (a server that had been running, as the posts measured): its
     system, variant and flags; a group with a setup of its own (E6's proxy) or flags that earlier
-    runs decide has a server of its own, and standalone loops have none."""
+    runs decide has a server of its own, and runs of a tool that needs none have none."""
     if group.around is not None or callable(group.flags) or \
-            all(run.load.tool == "standalone" for run in group.runs):
+            not any(run.load.kind.needs_server for run in group.runs):
         return id(group)
     return (group.server, tuple(group.flags))
 
 
 @dataclass
 class Held:
-    """A group's server while its part goes on: the target (None for standalone runs, or when it
-    did not start: cause says why), the flags it was started with, what stops it, and the id of
-    the last run made on it."""
+    """A group's server while its part goes on: the target (None for a tool that needs none, or
+    when it did not start: cause says why), the flags it was started with, what stops it, and the
+    id of the last run made on it."""
 
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
@@ -220,7 +203,7 @@ class Engine:
         """The group's server, started (or reached, when remote), or why it could not be."""
         held = Held(contextlib.ExitStack())
         key = group.server.key
-        if all(run.load.tool == "standalone" for run in group.runs):
+        if not any(run.load.kind.needs_server for run in group.runs):
             return held
         if key in self.remote:
             held.target = server.Target(key, self.remote[key], None)
@@ -295,15 +278,14 @@ class Engine:
 
     def _run(self, run, number, held):
         target, flags = held.target, held.flags
-        if run.load.tool == "standalone":
+        if not run.load.kind.needs_server:
             try:
                 flags = (*run.server.flags, *self._flags(run))
             except FlagsUnavailable as error:
                 return self._failed(run, number, str(error))
         elif target is None:
             return self._failed(run, number, held.cause or "no server")
-        if run.load.tool == "tasks":
-            # Not a measurement: the order of three log lines, which other work cannot change.
+        if not run.load.kind.measured:
             return self._attempt(run, number, 1, target, flags)
         machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         attempts = iter(range(1, self.gate.max_attempts + 1))
@@ -329,36 +311,26 @@ class Engine:
         """One measurement of the run (warm-up or lead-in first): its record."""
         run_id = f"{run.base}-b{number}"
         meta = self.meta(run, number, attempt, flags)
-        load = run.load
-        if load.tool == "standalone":
-            command = [*run.server.system.standalone(self.checkout, load.n), *flags]
-            record = self.recorder.measure(run_id, meta, None, load, server_command=command)
-        else:
-            warm = None
-            reference = self.references.get(run.base)
-            if run.warm and load.tool in ("ab", "wrk", "siege"):
-                warm = warmup.warm_up(target, load.path, load.c,
-                                      keepalive=load.keepalive or load.tool == "wrk",
-                                      reference=reference,
-                                      max_s=self.warmup_max_s if reference is None else
-                                      min(self.warmup_max_s, warmup.LEAD_MAX_S))
-                meta["warmup"] = warm.as_record()
-                self.log(f"    {'warm-up' if reference is None else 'lead-in'}: "
-                         f"{warm.describe(target.local)}")
-                if not warm.rate:
-                    return self._failed(run, number, f"GET {load.path} of {target.base_url} "
-                                        "answered nothing during the warm-up" +
-                                        (f" (server log {target.process.stderr_path})"
-                                         if target.local else ""), meta)
-                warmup.settle(target)
-            rate = ((warm.rate if warm else None) or
-                    (reference.requests_per_s if reference else None)
-                    if load.tool == "ab" and load.seconds and not load.cut else None)
-            requests = max(MIN_REQUESTS, int(rate * load.seconds)) if rate else None
-            time_limit = TIME_LIMIT_FACTOR * load.seconds + 5 if rate else None
-            record = self.recorder.measure(run_id, meta, target, load, requests, time_limit)
-            if record["status"] == "ok" and record["figures"].get("requests_per_s"):
-                self.references[run.base] = warmup.measured_slice(record["figures"])
+        load, warm = run.load, None
+        reference = self.references.get(run.base)
+        if run.warm and load.kind.warmed:
+            warm = warmup.warm_up(target, load.path, load.c, keepalive=load.kind.keepalive(load),
+                                  reference=reference,
+                                  max_s=self.warmup_max_s if reference is None else
+                                  min(self.warmup_max_s, warmup.LEAD_MAX_S))
+            meta["warmup"] = warm.as_record()
+            self.log(f"    {'warm-up' if reference is None else 'lead-in'}: "
+                     f"{warm.describe(target.local)}")
+            if not warm.rate:
+                return self._failed(run, number, f"GET {load.path} of {target.base_url} "
+                                    "answered nothing during the warm-up" +
+                                    (f" (server log {target.process.stderr_path})"
+                                     if target.local else ""), meta)
+            warmup.settle(target)
+        rate = (warm.rate if warm else None) or (reference.requests_per_s if reference else None)
+        record = self.recorder.measure(run_id, meta, target, load, rate, run.server, flags)
+        if record["status"] == "ok" and record["figures"].get("requests_per_s"):
+            self.references[run.base] = warmup.measured_slice(record["figures"])
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
                       run.optional)

@@ -16,19 +16,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from modelbench.engine import loads
 from modelbench.systems import Server
-
-# The tools a Load can name: load generators, a system's own loop without HTTP, the /tasks demo,
-# and connections held open for a memory snapshot.
-TOOLS = ("ab", "wrk", "siege", "standalone", "tasks", "hold")
 
 
 @dataclass(frozen=True)
 class Load:
-    """One tool's settings, and the point of a part its runs are made at. ab with `seconds` and
-    `n` is cut at seconds, n its cap (`cut`); with seconds alone it runs the count its lead-in's
-    rate makes; with n alone, n requests. wrk and siege run `seconds`; standalone `n` iterations;
-    tasks asks /tasks once; hold opens `c`."""
+    """One tool's settings (its module in engine.loads says what each means to it), and the
+    point of a part its runs are made at."""
 
     tool: str
     path: str = ""
@@ -41,30 +36,20 @@ class Load:
     delay_ms: int = 0
 
     def __post_init__(self):
-        if self.tool not in TOOLS:
+        if self.tool not in loads.ALL:
             raise ValueError(f"unknown tool {self.tool!r}")
 
     @property
-    def cut(self):
-        return self.tool == "ab" and bool(self.seconds and self.n)
+    def kind(self):
+        """The tool itself (engine.loads), which the engine asks about the load."""
+        return loads.ALL[self.tool]
 
     @property
     def connections(self):
-        """New connections the load opens at most (for TIME_WAIT): one per request without
-        keep-alive; unknown (the cap) for a timed run."""
-        return self.c if self.tool in ("standalone", "tasks", "wrk") or self.keepalive else self.n
+        return self.kind.connections(self)
 
     def text(self):
-        """The load as a title says it: 'ab -c 20 -t 3 /html'."""
-        if self.tool == "ab":
-            flags = ("-k " if self.keepalive else "") + ("-l " if self.variable_length else "")
-            limit = f"-t {self.seconds:g}" if self.seconds else f"-n {self.n}"
-            return f"ab {flags}-c {self.c} {limit} {self.path}"
-        return {"wrk": f"wrk -c {self.c} -d {self.seconds:g}s {self.path}",
-                "siege": f"siege -c {self.c} -d {self.delay_s:g} -t {self.seconds:g}S {self.path}",
-                "standalone": f"the /html workload {self.n} times, no HTTP",
-                "tasks": f"/tasks?delay_ms={self.delay_ms} demo",
-                "hold": f"{self.c} idle keep-alive connections after GET {self.path}"}[self.tool]
+        return self.kind.text(self)
 
 
 @dataclass(frozen=True)
@@ -90,10 +75,8 @@ class Run:
     @property
     def local_only(self):
         """Why the run needs a server process of this machine ('' when a remote one will do)."""
-        if self.load.tool == "standalone":
-            return "it runs the system's standalone loop as a local process"
-        if self.load.tool == "tasks":
-            return "it reads the task lines the server writes to its stderr"
+        if self.load.kind.local_only:
+            return self.load.kind.local_only
         if self.flags:
             return "it starts the server with flags of its own"
         return ""

@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 
+from modelbench.engine import loads
 from modelbench.report import statistics
 from modelbench.report.statistics import median
 from modelbench.report.verdicts import ratio
@@ -20,17 +21,8 @@ def load_runs(directory):
 
 
 def client_text(record):
-    """The load of a run as a heading says it: `ab -r -c C -t T`, `-n N`, or wrk's."""
-    c = record.get("concurrency")
-    if record.get("tool") == "wrk":
-        return (f"`wrk -c {c} -d {record.get('seconds'):g}s` (keep-alive, a thread per core; "
-                "`--client wrk`)")
-    if record.get("cut"):
-        return f"`ab -r -c {c} -t {record['seconds']:g} -n {record.get('requests')}`"
-    if record.get("seconds"):
-        return (f"`ab -r -c {c}` for about {record['seconds']:g} s (its `-n` from its lead-in's "
-                "rate)")
-    return f"`ab -r -c {c} -n {record.get('requests')}`"
+    """The load of a run as a heading says it (its tool's heading)."""
+    return loads.ALL[record["tool"]].heading(record)
 
 
 # A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back

@@ -2,6 +2,7 @@
 median over the blocks, the rate and the machine's speed with their intervals; the kernel's
 listen-queue counters; notes under a table."""
 
+from modelbench.engine import loads
 from modelbench.engine.machine import speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT, STATUS
 from modelbench.report import statistics
@@ -15,9 +16,9 @@ def load_rows(results, bases, extra=()):
 
     def percentile(base, key):
         value = results.figure(base, key)
-        # siege's single times have 10 ms resolution: 0 means "under 10 ms".
-        if value == 0 and results.record(base).get("tool") == "siege":
-            return "<10"
+        resolution = loads.ALL[results.record(base)["tool"]].resolution_ms if value == 0 else 0
+        if resolution:
+            return f"<{resolution}"
         return fmt(value, 1)
 
     def per_request(who):

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from modelbench import systems
-from modelbench.engine import machine, processes, tools
+from modelbench.engine import loads, machine, processes
 from modelbench.engine.engine import Engine, Held
 from modelbench.engine.measure import read
 from modelbench.engine.plan import Load
@@ -528,7 +528,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
     path = "/html" if mode == "slow read" else "/hello"
     prefix = os.path.join(ctx.raw, f"slowhttptest-{target.name}-{mode.replace(' ', '-')}")
     length_s = math.ceil(limit_s) + 3
-    command = tools.slowhttptest_command(mode, target.url(path), connections, length_s, prefix)
+    command = loads.slowhttptest.command(mode, target.url(path), connections, length_s, prefix)
     print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
     # A GET of /hello on a new connection every PROBE_INTERVAL_S: a sampler that keeps no peaks
     # (append gives None), only the replies.
@@ -558,8 +558,8 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
             code = tool.wait()
     prober.stop()
     try:
-        f = tools.parse_slowhttptest(read(prefix + ".csv"), read(prefix + ".out"))
-    except (OSError, tools.ParseError) as error:
+        f = loads.slowhttptest.parse(read(prefix + ".csv"), read(prefix + ".out"))
+    except (OSError, loads.ParseError) as error:
         out.check(f"{mode}: slowhttptest ran", False, f"exit status {code}: {error}")
         return
     out.figure(f"{mode}: slowhttptest: most connected at once; s its probe found no service; "
@@ -595,7 +595,7 @@ def slowhttptest(ctx, model, out):
     target, before = ctx.start(out, flags)
     limit_s = rounds(target, connections)[1] * timeout + 2
     out.figure("server flags", " ".join(flags))
-    for mode in tools.SLOWHTTPTEST_MODES:
+    for mode in loads.slowhttptest.MODES:
         slow_attack(ctx, target, out, mode, connections, limit_s, before)
         machine.wait_for_ports(0)
     record_settle(out, "after slowhttptest", target, before)

@@ -1,0 +1,11 @@
+"""The load tools, one module each (engine.loads.base says what the engine asks of one); ALL
+names them, by the name a Load gives. Adding a tool is adding its module and its entry here.
+slowhttptest is the stress verb's own, not a Load's."""
+
+from modelbench.engine.loads import ab, hold, siege, slowhttptest, standalone, tasks, wrk
+from modelbench.engine.loads.base import ParseError, StepFailed
+
+ALL = {tool.name: tool for tool in (ab.Ab(), wrk.Wrk(), siege.Siege(), standalone.Standalone(),
+                                    tasks.Tasks(), hold.Hold())}
+
+__all__ = ["ALL", "ParseError", "StepFailed", "slowhttptest"]

@@ -1,0 +1,98 @@
+"""ab 2.3 -r (a socket error counts as a failed request instead of aborting the run), its
+percentiles in raw/ID.ab-percentiles.csv (-e). With `seconds` and `n` a run is cut at seconds, n
+its cap; with seconds alone it runs the count the server's rate before makes; with n alone, n
+requests."""
+
+import re
+
+from modelbench.engine.loads.base import Generator, ParseError, number
+from modelbench.engine.measure import read
+
+# A timed run is given the count its warm-up's rate makes of its length, so that ab waits for
+# every request it sent: a run cut at a time limit leaves requests in flight, whose CPU the
+# server spends after the tool has stopped counting (200 of them at -c 200). Its time limit
+# stays, well beyond, as a bound.
+MIN_REQUESTS = 200
+TIME_LIMIT_FACTOR = 3
+
+
+class Ab(Generator):
+    name = "ab"
+
+    def cut(self, load):
+        return bool(load.seconds and load.n)
+
+    def limits(self, load, rate):
+        """-n and -t of a run, given the server's rate before (None when unknown)."""
+        if load.seconds and not self.cut(load) and rate:
+            return (max(MIN_REQUESTS, int(rate * load.seconds)),
+                    TIME_LIMIT_FACTOR * load.seconds + 5)
+        return load.n, load.seconds
+
+    def text(self, load):
+        flags = ("-k " if load.keepalive else "") + ("-l " if load.variable_length else "")
+        limit = f"-t {load.seconds:g}" if load.seconds else f"-n {load.n}"
+        return f"ab {flags}-c {load.c} {limit} {load.path}"
+
+    def heading(self, record):
+        c = record.get("concurrency")
+        if record.get("cut"):
+            return f"`ab -r -c {c} -t {record['seconds']:g} -n {record.get('requests')}`"
+        if record.get("seconds"):
+            return (f"`ab -r -c {c}` for about {record['seconds']:g} s (its `-n` from its "
+                    "lead-in's rate)")
+        return f"`ab -r -c {c} -n {record.get('requests')}`"
+
+    def command(self, attempt, url):
+        load, percentiles = attempt.load, attempt.raw("ab-percentiles.csv")
+        requests, time_limit = self.limits(load, attempt.rate)
+        attempt.record.update(requests=requests, cut=self.cut(load))
+        attempt.record["raw"].append(percentiles)
+        # -t before -n: ab's -t sets the request count to 50000, whatever -n said before it.
+        return ["ab", "-r", *(["-k"] if load.keepalive else []), "-c", str(load.c),
+                *(["-t", f"{time_limit:g}"] if time_limit else []), "-n", str(requests),
+                "-e", percentiles, *(["-l"] if load.variable_length else []), url]
+
+    def figures(self, attempt, stdout, stderr, sampled):
+        return parse(read(stdout), read(attempt.raw("ab-percentiles.csv")))
+
+
+def parse(report_text, percentile_csv_text):
+    """ab's report (stdout) and its -e file: rates, latency, failures and percentiles in ms."""
+    figures = {
+        "complete": number(r"^Complete requests:\s+(\d+)", report_text, "Complete requests", int),
+        "failed": number(r"^Failed requests:\s+(\d+)", report_text, "Failed requests", int),
+        "non2xx": number(r"^Non-2xx responses:\s+(\d+)", report_text, "Non-2xx", int, 0),
+        "requests_per_s": number(r"^Requests per second:\s+([\d.]+)", report_text,
+                                 "Requests per second"),
+        "mean_ms": number(r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$", report_text,
+                          "Time per request"),
+        "transfer_kib_s": number(r"^Transfer rate:\s+([\d.]+)", report_text, "Transfer rate"),
+        "duration_s": number(r"^Time taken for tests:\s+([\d.]+)", report_text, "Time taken"),
+    }
+    # "Variable" with -l; otherwise the first response's length, the reference for Length failures.
+    length = re.search(r"^Document Length:\s+(\d+) bytes", report_text, re.MULTILINE)
+    if length:
+        figures["document_bytes"] = int(length.group(1))
+    breakdown = re.search(
+        r"\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)", report_text)
+    if breakdown:
+        connect, receive, length, exceptions = (int(v) for v in breakdown.groups())
+        figures.update(failed_length=length, failed_other=connect + receive + exceptions)
+    else:
+        figures.update(failed_length=0, failed_other=figures["failed"])
+
+    # The -e file has a float per whole percent. ab 2.3 indexes one past its array for the
+    # 99th percentile when fewer than 100 requests ran, so take the report's own table (whole
+    # milliseconds) whenever the file's values are not ascending.
+    cells = (line.partition(",") for line in percentile_csv_text.splitlines()[1:])
+    from_csv = {int(percent): float(ms) for percent, _, ms in cells if percent.strip().isdigit()}
+    table = {int(p): float(ms) for p, ms in
+             re.findall(r"^\s+(\d+)%\s+(\d+)", report_text, re.MULTILINE)}
+    ascending = all(from_csv.get(p, -1) <= from_csv.get(p + 1, -1) for p in range(0, 100))
+    source = from_csv if ascending else table
+    for p, name in ((50, "p50_ms"), (90, "p90_ms"), (99, "p99_ms"), (100, "max_ms")):
+        if p not in source:
+            raise ParseError(f"no {p}th percentile in ab's output")
+        figures[name] = source[p]
+    return figures

@@ -1,0 +1,150 @@
+"""What the engine asks of a load tool (Tool), the shared run of a load generator started as a
+command (Generator), and what a tool's run is given (Attempt)."""
+
+import datetime
+import json
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from modelbench.engine import measure
+
+# Rough rates for the estimate of a run of n requests before anything is measured (requests/s of
+# one server on a 2-core machine).
+GUESSED_RATE = {"/hello": 8000, "/html": 1500, "/json": 2000, "/factorial": 3000}
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class ParseError(Exception):
+    pass
+
+
+class StepFailed(Exception):
+    pass
+
+
+@dataclass
+class Attempt:
+    """What a tool's run is given: the recorder (raw/, mariadbd, log, checkout), the record to
+    fill, the load, the target (None without a server), the server (systems.Server) and its
+    flags, and the requests/s the server answered at before (its warm-up's or last run's)."""
+
+    recorder: object
+    record: dict
+    load: object
+    target: object = None
+    server: object = None
+    flags: tuple = ()
+    rate: Optional[float] = None
+
+    def raw(self, suffix):
+        return self.recorder.raw(self.record["id"], suffix)
+
+
+class Tool:
+    """A load tool as the engine asks it, one module of engine.loads each. It says text(load),
+    the load as a title says it ('ab -c 20 -t 3 /html'); estimate_s(load), a run's length
+    without its warm-up; run(attempt), which fills the record (command, raw, figures) or raises
+    StepFailed, ParseError, measure.MeasureError or OSError; summary(figures), a recorded run in
+    one line for the terminal; and for a report, heading(record).
+    needs_server: a server is started (or reached) for its runs; measured: a run waits for a
+    quiet machine, again when other work polluted it; warmed: the server is warmed up first;
+    local_only: why its runs need a server of this machine; resolution_ms: of its single
+    times (a 0 among its percentiles means under it)."""
+
+    name = ""
+    needs_server = True
+    measured = True
+    warmed = False
+    local_only = ""
+    resolution_ms = 0
+
+    def keepalive(self, load):
+        return load.keepalive
+
+    def connections(self, load):
+        """New connections a run opens at most (for TIME_WAIT): one per request without
+        keep-alive; unknown (the cap) for a timed run."""
+        return load.c if self.keepalive(load) else load.n
+
+
+class Generator(Tool):
+    """A load generator run as a command, command(attempt, url), which may add raw files and
+    fields to the record, while the server and mariadbd are sampled; its outputs in
+    raw/ID.NAME.txt and .err, parsed by figures(attempt, stdout, stderr, sampled). end_marker:
+    what it writes to stderr when its load is over (measure.run)."""
+
+    warmed = True
+    end_marker = None
+    overhead_s = 0.3  # its start and end, beyond its load
+
+    def estimate_s(self, load):
+        return (load.seconds or load.n / GUESSED_RATE.get(load.path, 2000)) + self.overhead_s
+
+    def summary(self, figures):
+        return (f"{figures['requests_per_s']:.1f} req/s, mean {figures['mean_ms']:.1f} ms, "
+                f"p99 {figures['p99_ms']:.0f} ms, failed {figures['failed']} (length "
+                f"{figures['failed_length']}), non-2xx {figures['non2xx']}; CPU server "
+                f"{figures.get('server_cpu_pct_core', 0):.0f} %, mariadbd "
+                f"{figures.get('db_cpu_pct_core', 0):.0f} % of a core")
+
+    def run(self, attempt):
+        record, target, load = attempt.record, attempt.target, attempt.load
+        stdout, stderr = attempt.raw(f"{self.name}.txt"), attempt.raw(f"{self.name}.err")
+        record.update(seconds=load.seconds, raw=[stdout, stderr])
+        command = self.command(attempt, target.url(load.path))
+        record["command"] = " ".join(command)
+        # A remote server was not started for the run: its counters count from before it.
+        before = {} if target.local else database_connects(target.status_documents())
+        code, sampled = measure.run(command, stdout, stderr, server=target.watch(),
+                                    db_pid=attempt.recorder.db_pid,
+                                    helper_pids=target.helper_pids, end_marker=self.end_marker,
+                                    log=attempt.recorder.log)
+        if code is None:
+            record["note"] = (f"{self.name} hung after its run (JoeDog/siege#4) and was killed "
+                              f"{measure.HANG_GRACE_S:.0f} s later; its summary figures were "
+                              "computed from its transaction lines")
+            attempt.recorder.log(f"    note: {record['note']}")
+        elif code != 0:
+            raise StepFailed(f"{self.name} exited with {code}: {measure.tail(stderr)}")
+        record["figures"] = {**self.figures(attempt, stdout, stderr, sampled), **sampled,
+                             **server_counters(attempt, before)}
+
+
+def server_counters(attempt, before):
+    """The server's own counters after the run, from the /status of every worker, less those of
+    before (database_connects before the run)."""
+    documents = attempt.target.status_documents()
+    if not documents:
+        return {}
+    with open(attempt.raw("status.json"), "w") as f:
+        json.dump(documents, f, indent=1)
+    figures = {}
+    connects = database_connects(documents)
+    if connects:
+        figures["server_db_connects"] = (connects["server_db_connects"] -
+                                         before.get("server_db_connects", 0))
+    if len(documents) > 1:
+        # Requests answered by each worker (the run's plus the warm-up and these /status).
+        figures["requests_by_worker"] = " / ".join(
+            str(d.get("requests", {}).get("total", "?")) for d in documents)
+    return figures
+
+
+def database_connects(documents):
+    """{server_db_connects: the sum over the workers} of /status documents ({} without any)."""
+    connects = [d["database"]["connects"] for d in documents if "database" in d]
+    return {"server_db_connects": sum(connects)} if connects else {}
+
+
+def number(pattern, text, what, cast=float, default=None):
+    """The first group of pattern in text (multiline), cast; default, or ParseError, without."""
+    match = re.search(pattern, text, re.MULTILINE)
+    if match is None:
+        if default is not None:
+            return default
+        raise ParseError(f"no '{what}' in the output")
+    return cast(match.group(1))
