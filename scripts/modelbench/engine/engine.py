@@ -285,9 +285,9 @@ class Engine:
                 return self._failed(run, number, str(error))
         elif target is None:
             return self._failed(run, number, held.cause or "no server")
+        machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         if not run.load.kind.measured:
             return self._attempt(run, number, 1, target, flags)
-        machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         attempts = iter(range(1, self.gate.max_attempts + 1))
         record, _, count = self.gate.measure(
             lambda: self._measured(run, number, next(attempts), target, flags))
@@ -328,17 +328,15 @@ class Engine:
                                      if target.local else ""), meta)
             warmup.settle(target)
         rate = (warm.rate if warm else None) or (reference.requests_per_s if reference else None)
-        record = self.recorder.measure(run_id, meta, target, load, rate, run.server, flags)
+        record = self.record(run_id, meta, target, load, run.optional, rate=rate,
+                             server=run.server, flags=flags)
         if record["status"] == "ok" and record["figures"].get("requests_per_s"):
             self.references[run.base] = warmup.measured_slice(record["figures"])
-        if record["status"] != "ok":
-            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
-                      run.optional)
         return record
 
     def record(self, run_id, meta, target, load, optional=False, **how):
-        """One run of load on target as it comes (no warm-up, no quiet gate: a stress scenario's),
-        recorded as a part's are, a failure also in steps.tsv. how: Recorder.measure's keywords."""
+        """One run of load on target as it comes (a part's after its warm-up; a stress scenario's
+        as it is), recorded, a failure also in steps.tsv. how: Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),

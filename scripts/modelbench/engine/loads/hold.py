@@ -9,6 +9,7 @@ from modelbench.engine.loads.base import StepFailed, Tool
 
 class Hold(Tool):
     name = "hold"
+    measured = False  # a memory snapshot, which other processes' CPU does not pollute
 
     def keepalive(self, load):
         return True
