@@ -1,4 +1,4 @@
-"""A system's own loop without HTTP (a model's --standalone, a real peer's script): `n`
+"""A system's own loop without HTTP (a model's --standalone, a real system's script): `n`
 iterations of the /html workload, the process itself measured and timed like `time`."""
 
 import os
@@ -53,7 +53,7 @@ class Standalone(Tool):
 
 def iterations_run(text):
     """The iterations a standalone loop says it ran: its 'standalone: N iterations ...' line (the
-    models' --standalone and the real peers' scripts alike)."""
+    models' --standalone and the real systems' scripts alike)."""
     return number(r"^standalone: (\d+) iterations", text, "standalone:", int)
 
 
