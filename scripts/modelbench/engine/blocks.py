@@ -1,20 +1,14 @@
-"""When each run of a plan is made: every part's planned blocks (engine.plan), then, while the
-run's time allows, more blocks for the comparisons whose verdict still straddles its bound (spend
-the repetitions where the answer is undecided: Kalibera and Jones, "Rigorous benchmarking in
-reasonable time").
+"""When each run of a plan is made: every part's planned blocks (engine.plan), then, while time
+allows, more blocks for the comparisons whose verdict still straddles its bound (Kalibera and
+Jones, "Rigorous benchmarking in reasonable time").
 
-A Scheduler knows nothing of servers or verdicts: measure(part, block, run) makes one run and
-returns its record; undecided(records) names the comparisons still undecided, each (what it is,
-the bases it reads[, its rank: lower first, 0 by default]); clock() tells the time and
-estimate(run) a run's seconds before it is made.
-The engine gives it the real ones, the harness's tests a simulated host and a fake clock.
+A Scheduler knows nothing of servers or verdicts: measure(part, block, run) -> a record (None:
+skipped); undecided(records) -> [(name, bases[, rank: lower first, 0 by default])];
+estimate(run) -> seconds. The harness's tests give it a simulated host and a fake clock.
 
-The time for more blocks: what is left of `budget_s` once the planned runs of the parts to come
-are set aside (their estimates, scaled by how the estimates of the runs made so far compared with
-their real time), shared among this part and those to come in proportion to their planned runs'
-estimates. A part gets at most `more` blocks beyond its planned ones, `step` at a time, and only
-for the bases of its undecided comparisons: those that fit in the time left, the cheapest
-first."""
+The time for more blocks: what `budget_s` leaves once the planned runs of the parts to come are
+set aside (their estimates scaled by real over estimated time so far), shared among this part and
+those to come in proportion to their planned estimates; within it, the cheapest comparisons."""
 
 import random
 import time
@@ -42,7 +36,7 @@ class Scheduler:
     more_runs: int = 0  # runs made beyond the planned blocks
 
     def run(self, parts):
-        """Runs every part, planned blocks then more; returns the records in the order made."""
+        """Runs every part, planned blocks then more: the records in the order made."""
         self.started = self.clock()
         self.estimated_done = 0.0
         totals = [sum(self.estimate(run) for _, _, run in plan.planned_runs([p])) for p in parts]
@@ -61,7 +55,6 @@ class Scheduler:
         return (self.clock() - self.started) / self.estimated_done if self.estimated_done else 1.0
 
     def _one(self, part, number, run):
-        """One run: its record kept (measure returns None for a run it skipped)."""
         record = self.measure(part, number, run)
         if record is not None:
             self.records.append(record)
@@ -97,8 +90,8 @@ class Scheduler:
                     self.more_runs += 1
 
     def fitting(self, part, comparisons, runs, time_s):
-        """The comparisons whose runs fit in time_s for `step` blocks, by rank, the cheapest
-        first: (the bases to run, their names, the comparisons left out)."""
+        """The comparisons whose runs fit in time_s for `step` blocks, by rank then cost: (bases
+        to run, their names, the comparisons left out)."""
         def cost(bases):
             return self.scale() * part.step * sum(self.estimate(runs[b]) for b in bases)
         cells, names, left = set(), [], []

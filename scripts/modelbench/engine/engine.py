@@ -1,11 +1,9 @@
-"""The one run engine of reproduce, bench and stress: each part of a plan (engine.plan) in blocks,
-in the order engine.blocks gives, with its servers up at once: start a group's server (or reach the
-remote one) when its first run comes, warm it up before its first run at each point and lead in
-before each later one, measure the run on a quiet machine (again when other work polluted it),
-record it, and stop the part's servers at its end, checking that they ended cleanly. A failed run
-is recorded with its cause in steps.tsv and the others still run. One progress line per run, with
-an estimate of the time left. Stress takes the server lifecycle (start) and the recorded run
-(record) alone: its scenarios load a server around faults of their own."""
+"""The run engine of reproduce, bench and stress: each part of a plan (engine.plan) in the blocks
+engine.blocks orders, its servers up at once, started at their first run; a warm-up before a
+run's first at its point and a lead-in before each later one; measured on a quiet machine (again
+when other work polluted it), recorded; the part's servers stopped at its end and checked. A
+failed run goes to steps.tsv with its cause and the others still run. Stress takes start and
+record alone: its scenarios load a server around faults of their own."""
 
 import contextlib
 import os
@@ -18,8 +16,8 @@ from modelbench.engine import blocks, machine, plan, server, steps, warmup
 from modelbench.engine.processes import CORES
 from modelbench.engine.recorder import Recorder
 
-# A lead-in of a server that forks (Apache, PHP-FPM) at -c 100 or more: it let workers go since
-# its last run at that point and forks them again.
+# A lead-in of a server that forks (Apache, PHP-FPM) at -c 100 or more: it forks again the workers
+# it let go since its last run at that point.
 LEAD_FORK_S = 0.5
 START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
 
@@ -29,8 +27,8 @@ class FlagsUnavailable(Exception):
 
 
 def estimate_s(run, first=False):
-    """How long a run takes, its warm-up (first: its first at its point) or lead-in included,
-    before anything is measured."""
+    """A run's estimated seconds, its warm-up (first: its first at its point) or lead-in
+    included."""
     tool = run.load.kind
     return tool.estimate_s(run.load) + (warm_estimate_s(run, first) if tool.warmed else 0.0)
 
@@ -39,8 +37,7 @@ def warm_estimate_s(run, first=False):
     """A run's warm-up, the mean of a default run's (2026-12-04): a real server with a worker per
     connection (Apache, PHP-FPM) forked for 11 to 16 s at -c 100 or more when it started small and
     2 to 3 s when it had grown, for 9 s or 1 s at -c 20; Node.js's JIT took 2 to 5 slices, a C++
-    model 1 or 2. A lead-in: LEAD_S, and where such a server let its workers go between two of
-    its runs, the forking again."""
+    model 1 or 2. A lead-in: LEAD_S, plus LEAD_FORK_S for such a server."""
     if not run.warm:
         return 0.0
     system = run.server.system
@@ -67,10 +64,8 @@ def estimate_plan_s(parts):
 
 @dataclass
 class Progress:
-    """'== [i/N] title (x min elapsed, about y min left)': the time left is the estimate of the
-    planned runs to come, scaled by how the estimate of those done compared with their real time;
-    N grows by the blocks added for undecided comparisons."""
-
+    """'== [i/N] title (x min elapsed, about y min left)': the estimate of the planned runs to
+    come, scaled by real over estimated time of those done; N grows with the runs added."""
     log: Callable
     total: int
     estimate_s: float
@@ -91,10 +86,9 @@ class Progress:
 
 
 def server_key(group):
-    """What makes a group's server the same as another's, which a later part then runs on
-    without starting it again (a server that had been running, as the posts measured): its
-    system, variant and flags; a group with a setup of its own (E6's proxy) or flags that earlier
-    runs decide has a server of its own, and runs of a tool that needs none have none."""
+    """What makes a group's server the one a later part runs on without a restart (a server that
+    had been running, as the posts measured): system, variant and flags. A group with a setup
+    (E6's proxy), flags that earlier runs decide, or no server needed has its own."""
     if group.around is not None or callable(group.flags) or \
             not any(run.load.kind.needs_server for run in group.runs):
         return id(group)
@@ -103,10 +97,8 @@ def server_key(group):
 
 @dataclass
 class Held:
-    """A group's server while its part goes on: the target (None for a tool that needs none, or
-    when it did not start: cause says why), the flags it was started with, what stops it, and the
-    id of the last run made on it."""
-
+    """A group's server while its part goes on: target None for a tool that needs none, or when
+    it did not start (cause says why)."""
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
     flags: tuple = ()
@@ -118,9 +110,7 @@ class Held:
 @dataclass
 class Engine:
     """Runs plans into one results directory. remote: {server key: 'HOST:PORT'} of servers
-    started elsewhere; their runs reach them over the network and nothing is started for them.
-    seed: the blocks' order (settings.json keeps it)."""
-
+    started elsewhere. seed: the blocks' order (settings.json keeps it)."""
     directory: str
     checkout: object
     recorder: Recorder
@@ -140,16 +130,16 @@ class Engine:
         self.records = []  # those run() made so far, which may decide later runs' flags
 
     def fail(self, run_id, cause, log_path="", optional=False):
-        """Records a failure in steps.tsv: a failed run, or one of a system that may not run
-        here (optional), which is reported but fails nothing."""
+        """Records a failure in steps.tsv; optional: a system that may not run here, reported
+        but failing nothing."""
         steps.add(self.directory, steps.Step(run_id, steps.NOT_RUNNABLE if optional else
                                              steps.FAILED, cause, log_path))
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
     def run(self, parts, undecided=blocks.no_comparisons, budget_s=0.0):
-        """Runs every part; returns the records in the order they were made. undecided(records):
-        the comparisons still undecided, which get more blocks while budget_s allows."""
+        """The records of every part, in order. undecided(records): the comparisons that get more
+        blocks while budget_s allows."""
         progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         groups = {run.base: group for part in parts for group in part.groups for run in group.runs}
         last_part = {server_key(group): i for i, part in enumerate(parts) for group in part.groups}
@@ -193,15 +183,13 @@ class Engine:
             finally:
                 self._stop_started()
 
-    # ---- servers ---------------------------------------------------------------------------
-
     def _flags(self, item):
-        """The run flags of a group (or of a standalone run), once earlier runs decided them."""
+        """The run flags of a group (or a standalone run), once earlier runs decided them."""
         return tuple(item.flags(self.records) if callable(item.flags) else item.flags)
 
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
-        held = Held(contextlib.ExitStack())
+        held = Held()
         key = group.server.key
         if not any(run.load.kind.needs_server for run in group.runs):
             return held
@@ -217,9 +205,8 @@ class Engine:
                           group.around)
 
     def start(self, server_, run_id, run_flags=(), around=None):
-        """A server of server_ (systems.Server) with run_flags started and held (a group's, or a
-        stress scenario's), or why it could not: its logs raw/RUN_ID.server.*; around: a group's
-        setup (plan.Group). Its stop is checked (_check_stop)."""
+        """A Held server_ (systems.Server) started with run_flags, logs in raw/RUN_ID.server.*;
+        around: a group's setup (plan.Group)."""
         held = Held(last_run=run_id)
         prefix = os.path.join(self.directory, "raw", run_id)
         try:
@@ -242,8 +229,8 @@ class Engine:
         return held
 
     def _check_stop(self, held):
-        """Stops the server; one that does not exit 0 on SIGTERM, or leaves a process of its tree
-        behind, fails the run it ended with."""
+        """A server that does not exit 0 on SIGTERM, or leaves processes behind, fails its last
+        run."""
         code, process = held.target.stop(), held.target.process
         if code is None:
             held.stop_failures.append("the server ignored SIGTERM and was killed")
@@ -264,8 +251,6 @@ class Engine:
         for process in self.started:
             if process.running():
                 process.stop()
-
-    # ---- runs ------------------------------------------------------------------------------
 
     def meta(self, run, number, attempt, flags):
         server_ = run.server
@@ -295,8 +280,8 @@ class Engine:
         return record
 
     def _failed(self, run, number, cause, meta=None):
-        """The record of a run that could not be measured: before its first attempt, or (meta)
-        in an attempt, whose failure counts even for an optional run."""
+        """The record of a run not measured: before its first attempt, or (meta) in one, which
+        counts even for an optional run."""
         run_id = f"{run.base}-b{number}"
         record = self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load,
                                       cause)
@@ -335,8 +320,8 @@ class Engine:
         return record
 
     def record(self, run_id, meta, target, load, optional=False, **how):
-        """One run of load on target as it comes (a part's after its warm-up; a stress scenario's
-        as it is), recorded, a failure also in steps.tsv. how: Recorder.measure's keywords."""
+        """One run of load on target, recorded (a failure also in steps.tsv); how:
+        Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),

@@ -1,9 +1,6 @@
-"""A command run while the server, mariadbd and the whole machine are sampled: the figures of one
-measured run (wall time, CPU of each party in seconds, in % of one core and of the machine, the
-server's peak threads, processes and RSS, how busy the machine was and how much of it other work
-took, the machine's speed before and after (machine.speed_probe_ms), how much a CPU quota on the
-run's cgroup held it back (machine.throttled_pct), and the kernel's listen-queue counters over
-the run)."""
+"""A command run while the server, mariadbd and the machine are sampled: the figures of one
+measured run (CPU of each party, the server's peaks, other work's share, the machine's speed and
+CPU quota throttling, the kernel's listen-queue counters)."""
 
 import contextlib
 import os
@@ -43,8 +40,7 @@ def read(path):
 
 
 def tree_of(pid):
-    """The ProcessTree of pid (mariadbd's, a helper's), or None when there is no such process to
-    watch."""
+    """The ProcessTree of pid (mariadbd's, a helper's), or None without such a process."""
     if not pid:
         return None
     try:
@@ -54,8 +50,7 @@ def tree_of(pid):
 
 
 class RunSampler:
-    """Samples the server's process tree, mariadbd, the helpers' trees (processes the run's setup
-    added, E6's delaying proxy) and the whole machine."""
+    """Samples the server, mariadbd, the helpers (E6's delaying proxy) and the whole machine."""
 
     def __init__(self, server=None, db=None, helpers=()):
         self.started = time.monotonic()
@@ -73,13 +68,12 @@ class RunSampler:
         self.elapsed = time.monotonic() - self.started
 
     def finish(self):
-        """The run is over: a watcher that reads at intervals takes its last reading."""
         if self.server is not None:
             self.server.finish()
 
     def figures(self, client_cpu_seconds=None, server_cpu_seconds=None):
-        """server_cpu_seconds, when given, replaces the sampled server CPU (a child's exact
-        rusage beats samples that miss its last ticks)."""
+        """server_cpu_seconds replaces the sampled server CPU (a child's exact rusage beats
+        samples that miss its last ticks)."""
         wall = max(self.elapsed, 1e-9)
         out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
         ours = []  # the CPU seconds of the server, mariadbd, the helpers and the tool
@@ -114,19 +108,13 @@ class RunSampler:
 
 def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids=(),
         child_is_server=False, end_marker=None, timeout_s=900.0, log=print):
-    """Runs command while sampling server and mariadbd; returns (exit code, figures). server is
-    what watches the server: sample() during the run, finish() after it, cpu_seconds,
-    peak_threads, peak_processes, peak_rss_kib and figures() (where its CPU figure came from), as
-    Target.watch() gives (/proc of a local server, its /status for a remote one; with
-    child_is_server, the command itself is watched through /proc). The command's own CPU is its
-    rusage: client_cpu_* for a load tool, server_cpu_* for a server's standalone mode, which is
-    also timed as `time` does: real_s from its start to its exit, user_s and sys_s. helper_pids:
-    processes the run's setup added (E6's delaying proxy), sampled as helper_cpu_*, which do not
-    count as other work.
-
-    end_marker: text the tool writes to stderr when its load is over; sampling stops there, and
-    a tool still alive HANG_GRACE_S later is killed and reported with exit code None. A tool that
-    outlasts timeout_s is killed (MeasureError); Ctrl-C stops the tool and goes on up."""
+    """Runs command while sampling; (exit code, figures). server: the watcher Target.watch()
+    gives; with child_is_server the command itself is the server, watched through /proc and
+    timed as `time` does (real_s, user_s, sys_s). The command's rusage is client_cpu_* for a load
+    tool, server_cpu_* for a standalone loop. helper_pids: sampled as helper_cpu_*, not other
+    work. end_marker: what the tool writes to stderr when its load is over; sampling stops there,
+    and a tool alive HANG_GRACE_S later is killed (exit code None). A tool that outlasts
+    timeout_s is killed (MeasureError)."""
     probe_before = machine.speed_probe_ms()
     counters_before = machine.tcp_counters()
     quota_before = machine.quota_periods()

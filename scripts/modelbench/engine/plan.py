@@ -1,16 +1,12 @@
-"""What the engine runs, as data: a Load (one tool's settings), a Run (a load against a server of a
-system, with the flags it gets), Groups of runs that share one started server, and Parts that run
-one after the other, each in blocks.
+"""What the engine runs, as data: Loads (one tool's settings), Runs (a load against a server),
+Groups of runs sharing one started server, and Parts run one after the other, each in blocks.
 
-The servers a part compares are up at once, each started for its part and stopped at its end. A
-part runs in blocks: a block runs every server once at each point (a Load) in turn, the servers of
-a point in a random order, so that the runs a claim compares are made seconds apart, on the same
-host, and no server always runs first or after the same neighbour; the points' order is reversed
-every other block (ABBA), so that a figure compared between two points of one server (E1b's -c 20
-and -c 200) meets a drift of the host from both sides. A group can join a part at a later block
-(a calibrated model, whose cost the blocks before decide). After its planned blocks a part may
-run more (`more` at most, `step` at a time) for the comparisons still undecided (engine.blocks).
-Run ids are <base>-b<block>."""
+A part's servers are up at once. A block runs every server once at each point (a Load) in turn,
+a point's servers in a random order, so that compared runs are seconds apart on the same host and
+no server always runs first or after the same neighbour; the points' order is reversed every
+other block (ABBA), so that a figure compared between two points of one server (E1b's -c 20 and
+-c 200) meets a drift of the host from both sides. A group may join at a later block (a
+calibrated model, whose cost the blocks before decide). Run ids are <base>-b<block>."""
 
 import random
 from dataclasses import dataclass, field
@@ -22,9 +18,7 @@ from modelbench.systems import Server
 
 @dataclass(frozen=True)
 class Load:
-    """One tool's settings (its module in engine.loads says what each means to it), and the
-    point of a part its runs are made at."""
-
+    """One tool's settings (its module in engine.loads says what each means): a part's point."""
     tool: str
     path: str = ""
     c: int = 1
@@ -41,7 +35,6 @@ class Load:
 
     @property
     def kind(self):
-        """The tool itself (engine.loads), which the engine asks about the load."""
         return loads.ALL[self.tool]
 
     @property
@@ -54,14 +47,10 @@ class Load:
 
 @dataclass(frozen=True)
 class Run:
-    """One measured run: its base id (shared by its blocks), title, experiment, server and load.
-    flags: server flags beyond the server's own, or a callable(the records so far) giving them
-    once earlier runs decided them (the calibrated cost). warm: warm the server up at the load's
-    concurrency before its first run, and lead in before each later one. record: extra fields
-    for the run's record (e.g. rtt_ms). optional: a system that may not run on this machine (a
-    driver too old for its Node.js): its failure is reported as not runnable here, with its
-    cause, and fails nothing else."""
-
+    """One measured run; base: its id without the block. flags: beyond the server's own, or
+    callable(records so far) once earlier runs decide them (the calibrated cost). warm: warm-up
+    and lead-ins. record: extra fields (e.g. rtt_ms). optional: a system that may not run here (a
+    driver too old for its Node.js): its failure is reported as not runnable, failing nothing."""
     base: str
     title: str
     experiment: str
@@ -84,19 +73,17 @@ class Run:
 
 @dataclass
 class Setup:
-    """What a group's setup gives its server: extra flags, and the pids of the processes it
-    started (their CPU is part of every run, not other work that pollutes it)."""
-
+    """What a group's setup gives its server: extra flags, and the pids it started (their CPU is
+    the run's, not other work)."""
     flags: list = field(default_factory=list)
     pids: tuple = ()
 
 
 @dataclass
 class Group:
-    """Runs against one server process, one per point. around: a context manager factory
-    (checkout, log prefix) -> a Setup, set up before the server starts and torn down after it
-    stops (E6's delaying proxy). joins: the first block its runs take part in."""
-
+    """Runs against one server process, one per point. around(checkout, log prefix): a context
+    manager giving a Setup around the server's life (E6's delaying proxy). joins: its first
+    block."""
     runs: list
     around: Optional[Callable] = None
     joins: int = 1
@@ -112,9 +99,8 @@ class Group:
 
 @dataclass
 class Part:
-    """Groups whose servers are up together and compared in `blocks` blocks; `more`: at most this
-    many blocks more for a comparison whose verdict is still undecided, `step` at a time."""
-
+    """Groups whose servers are up together, in `blocks` blocks; `more` at most for comparisons
+    still undecided, `step` at a time (engine.blocks)."""
     groups: list
     blocks: int = 1
     more: int = 0
@@ -129,9 +115,8 @@ class Part:
 
 
 def block(part, number, rng, only=None):
-    """The runs of block `number` in the order they run: each point in turn (their order reversed
-    in even blocks), the runs of the groups that have joined, shuffled; only: the bases to run (a
-    block of more for undecided comparisons), all when None."""
+    """The runs of block `number` in order (points reversed in even blocks, each point's runs
+    shuffled); only: the bases to run (None: all)."""
     points = part.points()
     if number % 2 == 0:
         points.reverse()
@@ -151,8 +136,7 @@ def count(parts):
 
 
 def planned_runs(parts):
-    """(part, block, run) of every planned run, in an order a plan could take (for estimates:
-    the order within a block is drawn when the block runs)."""
+    """(part, block, run) of every planned run, in an order a plan could take (for estimates)."""
     rng = random.Random(0)
     return [(part, number, run) for part in parts for number in range(1, part.blocks + 1)
             for run in block(part, number, rng)]

@@ -1,17 +1,10 @@
-"""The server's own figures from its /status: what the C++ servers report of themselves under
-`resources.server` (the whole server, a cluster's supervisor and workers summed: user and system
-CPU seconds, RSS, threads, processes), read over HTTP so that CPU per request is measured from any
-client machine.
+"""The C++ servers' own figures from /status (`resources.server`: a cluster's supervisor and
+workers summed), read over HTTP so that CPU per request is measured from any client machine.
+Two watchers for measure.run, beside processes.ProcessTree:
 
-Two watchers for modelbench.measure.run, beside processes.ProcessTree (/proc of a local server):
-
-  StatusWatcher   a server reached only over the network (a remote target): its CPU is the
-                  difference of /status before and after the run; peaks of threads, processes
-                  and RSS are /status read every READ_INTERVAL_S meanwhile (/status has no
-                  high-water mark, so a peak between two readings is missed)
-  CrossChecked    a local server that has /status: /proc gives the figures, /status is read
-                  before and after the run only, and the two CPU figures are reported with
-                  their difference
+  StatusWatcher   a remote server: CPU from /status before and after the run; peaks from /status
+                  every READ_INTERVAL_S (no high-water mark: a peak between readings is missed)
+  CrossChecked    a local server with /status: /proc's figures, checked against /status's CPU
 """
 
 import json
@@ -21,7 +14,6 @@ from modelbench.engine.processes import PeakSampler
 
 READ_INTERVAL_S = 0.5
 READ_TIMEOUT_S = 3.0
-# The last reading, after the run, on a server that is idle again: a few tries.
 FINAL_TRIES = 3
 # /proc counts user and system CPU apart, each in whole clock ticks (10 ms), and /status
 # (getrusage) in microseconds, read at slightly different moments: a difference within
@@ -35,8 +27,7 @@ PROC, STATUS = "/proc", "/status"
 
 
 def read_resources(target):
-    """resources.server of the server's /status as {cpu_s, threads, processes, rss_kib}, or None
-    when it does not answer with one (a real system has no /status)."""
+    """{cpu_s, threads, processes, rss_kib} of /status, or None (a real system has none)."""
     reply = target.get("/status", timeout=READ_TIMEOUT_S)
     if reply.status != 200:
         return None
@@ -50,13 +41,10 @@ def read_resources(target):
 
 
 class StatusWatcher:
-    """A server's CPU, threads, processes and RSS from its /status, for the span of one run."""
+    """A server's CPU and peaks from its /status over one run. first: a reading to count from;
+    peaks: read every READ_INTERVAL_S (each is a request to the server under load)."""
 
     def __init__(self, target, first=None, peaks=True):
-        """first: a reading already made (read_resources) to count from; else one is made now.
-        peaks: read /status every READ_INTERVAL_S for the peaks (not needed where /proc gives
-        them, and every reading is a request to the server under load). MeasureError when the
-        server does not report its resources."""
         self._target = target
         self._first = first or read_resources(target)
         if self._first is None:
@@ -73,8 +61,7 @@ class StatusWatcher:
         return reading
 
     def sample(self):
-        """Nothing to do here: a background thread reads /status, so a server slow to answer
-        never delays the run's own sampling."""
+        """A background thread reads /status: a server slow to answer never delays sampling."""
 
     def finish(self):
         peaks = self._peaks.stop() if self._peaks else {}
@@ -101,7 +88,7 @@ class StatusWatcher:
 
 
 class CrossChecked:
-    """tree (a processes.ProcessTree) and status (a StatusWatcher) of one local server."""
+    """A local server's ProcessTree, checked against its StatusWatcher."""
 
     def __init__(self, tree, status):
         self.tree = tree
@@ -111,9 +98,8 @@ class CrossChecked:
         self.tree.sample()
 
     def finish(self):
-        # /proc is sampled once more right after /status's last reading, so that both end at the
-        # same moment even while the server still works off what the tool left (siege's killed
-        # connections): the figures then count the same span.
+        # /proc sampled again right after /status's last reading: both count the same span even
+        # while the server works off what the tool left (siege's killed connections).
         self.tree.finish()
         self.status.finish()
         self.tree.sample()
@@ -132,8 +118,7 @@ class CrossChecked:
 
 
 def agree(proc_s, status_s, processes=1):
-    """Whether two CPU figures of one server agree: within AGREE_PCT of /proc's, or within a
-    few clock ticks for each of its processes (short runs)."""
+    """Within AGREE_PCT of /proc's, or AGREE_TICKS_S for each process (short runs)."""
     difference = abs(status_s - proc_s)
     return difference <= AGREE_TICKS_S * max(1, processes) or \
         difference <= AGREE_PCT / 100 * proc_s

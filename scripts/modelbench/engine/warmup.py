@@ -1,25 +1,22 @@
 """The warm-up before a server's first measured run at a point, and the lead-in before each later
-one: load at the run's concurrency, not measured, until the server has settled.
+one: unmeasured load at the run's concurrency until the server has settled.
 
-Measured on a 2-core machine (docs/experiments.md, "How every run is made"): a freshly started
-Apache prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU
-per request fell as its JIT compiled, fast over four or five slices and slowly up to the tenth (1.68
-to 0.71 ms at -c 1), while two slices' rates could agree; the C++ models were within 5 % from the
-first slice. So the rule: one-second slices of ab at the run's concurrency (at most MAX_C: a siege
-crowd sleeps between requests and never has more in flight) until the server's process count did not
-grow over the last slice, that slice's requests/s is within STEADY of the slice before it and its
-CPU per request not lower by more than WARMING, with at most MAX_S seconds of slices. A lead-in
-is the same with shorter slices (LEAD_S worth of requests), at most LEAD_MAX_S seconds of them,
-which ends once the CPU per request is not dearer than at the run before at that point, or has
-stopped falling. At -c 200
-slices alone bring Apache to its size only by chance (150 children after 13 slices once, 35 to 132
-processes in 15 s another time: a pause between slices resets prefork's forking), so a slice over
-which the server forked is followed by unbroken load, of requests that hold a worker without its
-CPU, until it stopped forking (grow). Under unbroken /html load a fresh Apache went from 5 to 132
-children in 14 s (the new children start on busy cores); with grow from 5 to 150 children in 11 to
-13 s. The forking has its own MAX_S, beside the slices': its rate then rose for a few more slices
-(912 to 1,015 req/s, 946 to 1,045), and with one cap for both the warm-up ended there, not steady,
-in two of four tries."""
+Measured on a 2-core machine (docs/experiments.md, "How every run is made"): a fresh Apache
+prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU per
+request fell as its JIT compiled, fast over four or five slices and slowly up to the tenth (1.68 to
+0.71 ms at -c 1), while two slices' rates could agree; the C++ models were within 5 % from the
+first slice. So: one-second slices of ab at the run's concurrency (at most MAX_C: a siege crowd
+sleeps between requests and never has more in flight) until the process count did not grow over
+the last slice, its requests/s is within STEADY of the slice before and its CPU per request not
+lower by more than WARMING, for at most MAX_S. A lead-in: shorter slices (LEAD_S worth of
+requests), at most LEAD_MAX_S, until the CPU per request is not dearer than at the run before at
+that point, or stopped falling. At -c 200 slices alone bring Apache to its size only by chance
+(150 children after 13 slices once, 35 to 132 processes in 15 s another time: a pause between
+slices resets prefork's forking), so a slice over which the server forked is followed by unbroken
+load until it stopped forking (grow): under /html a fresh Apache went from 5 to 132 children in
+14 s, with grow from 5 to 150 in 11 to 13 s. The forking has its own MAX_S: its rate then rose for
+a few more slices (912 to 1,015 req/s, 946 to 1,045), and with one cap for both the warm-up ended
+there, not steady, in two of four tries."""
 
 import math
 import re
@@ -32,11 +29,7 @@ from modelbench.engine import processes
 SLICE_S = 1
 MAX_S = 15
 MAX_C = 200
-# A lead-in before a run whose point the server was measured at before: slices of LEAD_S worth of
-# requests at the rate of that run, until the CPU per request is not dearer than that run's by more
-# than WARMING, or has stopped falling, at most LEAD_MAX_S of them (forking aside, as in a
-# warm-up). Between
-# two of its runs a server sat idle while the others of its block ran, and Node.js cools while it
+# Between two runs a server sat idle while the others of its block ran, and Node.js cools while it
 # waits: after 40 s idle its first one-second slice cost 0.95 ms of CPU per request and the next
 # 0.74 (docs/experiments.md, "How every run is made").
 LEAD_S = 0.5
@@ -52,22 +45,19 @@ WARMING = 0.10
 # settled when it spent no CPU over SETTLED_S, at most SETTLE_MAX_S later.
 SETTLED_S = 0.05
 SETTLE_MAX_S = 3.0
-# While a server forks (Apache's prefork: 1, 2, 4 ... 32 children a second while fewer than
-# MinSpareServers are idle), the load goes on without a pause until no process was added for
-# GROWN_S, sampled every GROW_POLL_S: in the pause between two slices every child is idle, and a
-# second of prefork's that sees it forks none and starts again from 1.
+# While a server forks (prefork: while fewer than MinSpareServers are idle), the load goes on
+# until no process was added for GROWN_S: in a pause between two slices every child is idle, and
+# a second of prefork's that sees it forks none and starts again from 1.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
-# ... of requests that hold their worker on the database's SLEEP, whatever the run's page, so that
-# the new children start on idle cores: under /html itself at -c 200 they start on busy ones, and
-# prefork counts a child still starting as idle. Held, a server forks to the size the run's own
-# load brings it to, sooner (2026-12-04, -c 200, processes a second): PHP-FPM under /hello went
-# 24 to 54 in 12 s and stayed at 52-54 for 28 s more, held 25 to 54 in 8 s; Apache under /hello
-# went 9 to 153 in 21 s. Every system that forks serves /html.
+# grow's requests hold their worker on the database's SLEEP so that new children start on idle
+# cores: under /html at -c 200 they start on busy ones, and prefork counts a child still starting
+# as idle. Held, a server forks to the size the run's own load brings it to, sooner (2026-12-04,
+# -c 200): PHP-FPM under /hello went 24 to 54 processes in 12 s (52-54 for 28 s more), held 25 to
+# 54 in 8 s; Apache under /hello went 9 to 153 in 21 s. Every system that forks serves /html.
 GROW_DELAY_MS = 200
 HELD = f"/html?delay_ms={GROW_DELAY_MS}"
-# Once stopped, the held requests ab left in flight and in the listen queue still take their
-# workers for up to two delays: the next slice waits for them.
+# The held requests left in flight and queued still take their workers for up to two delays.
 DRAIN_S = 2 * GROW_DELAY_MS / 1000
 RATE = re.compile(r"^Requests per second:\s+([\d.]+)", re.MULTILINE)
 COMPLETE = re.compile(r"^Complete requests:\s+(\d+)", re.MULTILINE)
@@ -81,8 +71,7 @@ class Slice:
 
 
 def measured_slice(figures):
-    """A measured run's figures as a Slice: the reference of the lead-in before the next run at
-    its point."""
+    """A measured run's figures as a Slice: the reference of the next lead-in at its point."""
     complete = figures.get("complete")
     cpu = figures.get("server_cpu_s")
     return Slice(figures["requests_per_s"], figures.get("server_peak_processes") or 0,
@@ -92,7 +81,6 @@ def measured_slice(figures):
 @dataclass
 class WarmUp:
     """What a warm-up did (it ends steady, or at its time limit)."""
-
     concurrency: int
     processes_before: int
     slices: list = field(default_factory=list)
@@ -144,9 +132,8 @@ def cpu_meter(target):
 
 
 def one_slice(target, path, concurrency, keepalive, meter, requests=None):
-    """ab for SLICE_S (or for `requests`, within a few times SLICE_S) at the concurrency: its
-    requests/s (0.0 when it answered nothing) and the server's CPU ms per request over it (None
-    without a meter)."""
+    """ab for SLICE_S (or `requests`, within 5 × SLICE_S): its requests/s (0.0 when it answered
+    nothing) and the server's CPU ms per request (None without a meter)."""
     if meter:
         meter.sample()
         before = meter.cpu_seconds
@@ -173,11 +160,10 @@ def not_dearer(now, before):
 
 
 def led_in(now, before, reference):
-    """A lead-in slice that shows the server as warm as at its run before at this point: its CPU
-    per request not dearer than that run's by more than WARMING (a cooled Node.js at -c 1
-    answers at the rate it had, at a higher cost), or no longer falling from the slice before
-    (the host got slower since, and every request costs more). Its rate is not asked for: the
-    host's speed moves it, and the run measures it."""
+    """A lead-in slice as warm as the run before at this point: CPU per request not dearer (a
+    cooled Node.js at -c 1 answers at the rate it had, at a higher cost), or no longer falling
+    (the host got slower since). Not its rate: the host's speed moves it, and the run measures
+    it."""
     return not_dearer(now, reference) or (before is not None and not_cheaper(now, before))
 
 
@@ -188,32 +174,30 @@ def not_cheaper(now, before):
 
 
 def settled(now, before):
-    """A slice agrees with the one before on a server of the same size: its requests/s, and its
-    CPU per request, where both are known, did not fall by more than WARMING (Node.js at -c 20
-    went 1,279 to 1,406 req/s while its CPU per request fell 0.84 to 0.71 ms)."""
+    """A slice agrees with the one before on a server of the same size: requests/s within STEADY,
+    CPU per request not cheaper (Node.js at -c 20 went 1,279 to 1,406 req/s while its CPU per
+    request fell 0.84 to 0.71 ms)."""
     return (before is not None and agrees(now.requests_per_s, before.requests_per_s) and
             not_cheaper(now, before))
 
 
 def grew(now, peak):
-    """More processes than the most seen before, by more than one in fifty: at its cap a server
-    replaces a child now and then, and the tree counts the one leaving beside the one coming (seen:
-    Apache at 150 children went from 152 processes to 153 a slice later, and a second growth phase
-    took the rest of the warm-up)."""
+    """More processes than the peak by more than one in fifty: at its cap a server replaces a
+    child now and then, and the tree counts both (Apache at 150 children went from 152 processes
+    to 153, and a second growth phase took the rest of the warm-up)."""
     return now > peak + peak // 50
 
 
 def short_of(peak, concurrency):
-    """Fewer processes than the run has clients: a server with as many has a worker for each, and
-    what it forks beyond is its spare workers coming and going, not its ramp-up (seen: Apache at
-    -c 20 went 28, 29, 31, 30, 31 processes over five slices, and each rise started a growth phase
-    that held the warm-up for 15.6 s)."""
+    """Fewer processes than clients: beyond that, forking is spare workers coming and going, not
+    ramp-up (Apache at -c 20 went 28, 29, 31, 30, 31 processes, and each rise started a growth
+    phase that held the warm-up for 15.6 s)."""
     return peak < concurrency
 
 
 def grow(target, concurrency, keepalive, seconds):
-    """Held requests at the concurrency for at most seconds, stopped once the server's processes
-    did not grow over GROWN_S: (their count then, the seconds it took)."""
+    """Held requests for at most seconds, until the processes did not grow over GROWN_S: (their
+    count then, the seconds it took)."""
     started = time.monotonic()
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
     load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
@@ -235,8 +219,8 @@ def grow(target, concurrency, keepalive, seconds):
 
 
 def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MAX_S):
-    """Warms the server up for a run of `concurrency` clients on path, or leads in before one
-    when reference (a Slice: the run before at that point) is given. Returns the WarmUp."""
+    """The WarmUp for a run of `concurrency` clients on path; a lead-in when reference (the Slice
+    of the run before at that point) is given."""
     c = min(concurrency, MAX_C)
     warm = WarmUp(c, process_count(target), lead_in=reference is not None)
     peak = warm.processes_after = warm.processes_before
@@ -265,8 +249,8 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
 
 
 def settle(target):
-    """Waits until a local server spends no CPU over SETTLED_S: the work the warm-up left in
-    flight is done, and is not counted in the measured run."""
+    """Waits until a local server spent no CPU over SETTLED_S, so that the work the warm-up left
+    in flight is not counted in the run."""
     if not target.local:
         return
     tree = processes.ProcessTree(target.pid)
