@@ -66,6 +66,7 @@ def estimate_plan_s(parts):
 class Progress:
     """'== [i/N] title (x min elapsed, about y min left)': the estimate of the planned runs to
     come, scaled by real over estimated time of those done; N grows with the runs added."""
+
     log: Callable
     total: int
     estimate_s: float
@@ -99,6 +100,7 @@ def server_key(group):
 class Held:
     """A group's server while its part goes on: target None for a tool that needs none, or when
     it did not start (cause says why)."""
+
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
     flags: tuple = ()
@@ -111,6 +113,7 @@ class Held:
 class Engine:
     """Runs plans into one results directory. remote: {server key: 'HOST:PORT'} of servers
     started elsewhere. seed: the blocks' order (settings.json keeps it)."""
+
     directory: str
     checkout: object
     recorder: Recorder

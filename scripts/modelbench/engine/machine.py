@@ -1,7 +1,5 @@
-"""The machine the runs share with the server, mariadbd, the load tool and whatever else runs:
-how busy it is, how fast it is now, a gate that waits for a quiet machine and measures a
-polluted run again, the kernel's TCP counters of listen-queue overflows, and the sockets in
-TIME_WAIT against the ephemeral ports."""
+"""The machine the runs share with whatever else runs: how busy and how fast it is, a gate that
+waits for a quiet machine, the kernel's listen-queue counters and TIME_WAIT sockets."""
 
 import time
 from dataclasses import dataclass
@@ -11,8 +9,7 @@ import psutil
 
 
 def busy_ticks():
-    """(busy, total) CPU seconds of all cores since boot: idle and iowait are not busy; guest
-    time is already inside user and nice."""
+    """(busy, total) CPU seconds of all cores since boot; guest time is inside user and nice."""
     times = psutil.cpu_times()
     total = (times.user + times.nice + times.system + times.idle + times.iowait + times.irq +
              times.softirq + times.steal)
@@ -29,7 +26,7 @@ SPEED_CHANGE = 1.2
 
 
 def speed_probe_ms():
-    """The CPU time of the fixed loop in ms, the best of PROBE_REPEATS: higher is slower."""
+    """The fixed loop's CPU ms, the best of PROBE_REPEATS: higher is slower."""
     best = float("inf")
     for _ in range(PROBE_REPEATS):
         started = time.process_time()
@@ -41,9 +38,8 @@ def speed_probe_ms():
 
 
 def quota_periods():
-    """(CFS periods, periods throttled) of this process's CPU cgroup so far, which the servers,
-    the load tool and mariadbd share when a CPU quota was put on the run (a container's limit,
-    tests/drifting_host.py); None where no cgroup's cpu.stat is readable."""
+    """(CFS periods, periods throttled) of our CPU cgroup, shared with the servers, the tool and
+    mariadbd under a quota (a container's, tests/drifting_host.py); None when unreadable."""
     try:
         with open("/proc/self/cgroup") as f:
             lines = [line.rstrip("\n").split(":", 2) for line in f]
@@ -67,8 +63,7 @@ def quota_periods():
 
 
 def throttled_pct(before, after):
-    """The share of a run's CFS periods in which a CPU quota held the run back, in %: 0 without
-    a quota (no periods counted); None when the counters were not readable."""
+    """% of a run's CFS periods throttled: 0 without a quota; None when unreadable."""
     if before is None or after is None:
         return None
     periods = after[0] - before[0]
@@ -76,20 +71,16 @@ def throttled_pct(before, after):
 
 
 def speed_changed(figures):
-    """Whether a run's probes before and after it differ by more than SPEED_CHANGE."""
     before, after = figures.get("probe_before_ms"), figures.get("probe_after_ms")
     return bool(before and after) and max(before, after) > SPEED_CHANGE * min(before, after)
 
 
 @dataclass
 class QuietGate:
-    """The machine is shared: wait until other work leaves it idle for a few seconds before a
-    series of runs, wait before each run until other processes leave it nearly idle, and measure
-    a run again
-    when they took more than POLLUTED_PCT of it while it ran (its other_cpu_pct). idle_wait_s and
-    max_attempts bound the waiting: a smoke test waits less and measures once. It does not wait
-    for the machine's speed: a run's probes are recorded, and the report notes a change (why:
-    docs/experiments.md, "What moves between runs")."""
+    """Waits for a quiet machine before a series of runs and a nearly idle one before each, and
+    measures a run again when other work took more than POLLUTED_PCT of it. Not the machine's
+    speed: a run's probes are recorded and the report notes a change (why: docs/experiments.md,
+    "What moves between runs")."""
 
     IDLE_PCT = 10
     QUIET_S = 5
@@ -101,10 +92,9 @@ class QuietGate:
     max_attempts: int = 3
 
     def wait_for_quiet(self, max_wait_s):
-        """Waits, at most max_wait_s, until other processes kept the machine under IDLE_PCT busy
-        for QUIET_S in a row (nothing of ours runs yet): (their share then, the wait). Not the
-        load average: tasks that a CPU quota throttles count in it as runnable, and it climbed
-        to 12 while a throttled run had the machine to itself."""
+        """Waits, at most max_wait_s, until the machine was under IDLE_PCT busy for QUIET_S:
+        (busy % then, the wait). Not the load average: throttled tasks count in it as runnable,
+        and it climbed to 12 while a throttled run had the machine to itself."""
         started = time.monotonic()
         quiet_since, next_note = started, 0.0
         while True:
@@ -126,8 +116,7 @@ class QuietGate:
                 next_note = waited + 15
 
     def wait_for_idle(self):
-        """Waits until other processes keep less than IDLE_PCT of the machine busy (nothing of
-        ours runs now), at most idle_wait_s."""
+        """Waits, at most idle_wait_s, until the machine is under IDLE_PCT busy."""
         if self.idle_wait_s <= 0:
             return
         started = time.monotonic()
@@ -146,8 +135,8 @@ class QuietGate:
                 next_note = waited + 10
 
     def measure(self, attempt):
-        """Runs attempt() -> (result, figures of measure.run) on an idle machine, again while other
-        work polluted it, max_attempts times at most: (result, figures, attempts)."""
+        """attempt() -> (result, figures) on an idle machine, again while polluted, at most
+        max_attempts times: (result, figures, attempts)."""
         for attempts in range(1, self.max_attempts + 1):
             self.wait_for_idle()
             result, figures = attempt()
@@ -157,11 +146,9 @@ class QuietGate:
                      "during the run: measuring it again")
 
 
-# The kernel's counters (/proc/net/netstat, TcpExt) of what a full listen queue does: a SYN or a
-# handshake's last ACK dropped because the accept queue was full (ListenOverflows), every drop at
-# a listener (ListenDrops, those included), and the SYNs clients sent again when the first went
-# unanswered (TCPSynRetrans, 1 s later, then 3 s...). They count for the whole network namespace:
-# other work on the machine adds to them.
+# /proc/net/netstat's TcpExt counters of a full listen queue: SYNs or last ACKs dropped for a full
+# accept queue, every drop at a listener (those included), SYNs clients sent again (1 s later,
+# then 3 s...). For the whole network namespace: other work adds to them.
 TCP_COUNTERS = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops",
                 "TCPSynRetrans": "syn_retransmits"}
 
@@ -194,13 +181,12 @@ def time_wait_sockets():
 
 
 def sysctl(name):
-    """A kernel setting's text from /proc/sys: sysctl("net.core.somaxconn") -> '4096'."""
+    """sysctl("net.core.somaxconn") -> '4096'."""
     with open("/proc/sys/" + name.replace(".", "/")) as f:
         return f.read().strip()
 
 
 def ephemeral_ports():
-    """How many local ports a client's outgoing connections can take."""
     low, high = (int(p) for p in sysctl("net.ipv4.ip_local_port_range").split())
     return high - low + 1
 
@@ -217,8 +203,8 @@ PORTS_WAIT_S = 65
 
 
 def wait_for_ports(connections, loopback=True, log=print):
-    """Waits while the sockets in TIME_WAIT and a run's new connections would take most of the
-    ephemeral ports, unless the kernel reuses them (tcp_tw_reuse 1, or 2 on a loopback run)."""
+    """Waits while TIME_WAIT sockets and the run's connections would take most ephemeral ports,
+    unless the kernel reuses them (tcp_tw_reuse 1, or 2 on a loopback run)."""
     reuse = tw_reuse()
     if reuse == 1 or (reuse == 2 and loopback):
         return

@@ -19,6 +19,7 @@ from modelbench.systems import Server
 @dataclass(frozen=True)
 class Load:
     """One tool's settings (its module in engine.loads says what each means): a part's point."""
+
     tool: str
     path: str = ""
     c: int = 1
@@ -51,6 +52,7 @@ class Run:
     callable(records so far) once earlier runs decide them (the calibrated cost). warm: warm-up
     and lead-ins. record: extra fields (e.g. rtt_ms). optional: a system that may not run here (a
     driver too old for its Node.js): its failure is reported as not runnable, failing nothing."""
+
     base: str
     title: str
     experiment: str
@@ -75,6 +77,7 @@ class Run:
 class Setup:
     """What a group's setup gives its server: extra flags, and the pids it started (their CPU is
     the run's, not other work)."""
+
     flags: list = field(default_factory=list)
     pids: tuple = ()
 
@@ -84,6 +87,7 @@ class Group:
     """Runs against one server process, one per point. around(checkout, log prefix): a context
     manager giving a Setup around the server's life (E6's delaying proxy). joins: its first
     block."""
+
     runs: list
     around: Optional[Callable] = None
     joins: int = 1
@@ -101,6 +105,7 @@ class Group:
 class Part:
     """Groups whose servers are up together, in `blocks` blocks; `more` at most for comparisons
     still undecided, `step` at a time (engine.blocks)."""
+
     groups: list
     blocks: int = 1
     more: int = 0

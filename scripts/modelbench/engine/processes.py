@@ -1,11 +1,7 @@
-"""CPU, threads, descriptors and memory of the processes under test, read with psutil.
-
-A server is watched as a process tree: the process the harness started and its children (the
-async server's cluster workers; a real system's worker processes), which a single-process server
-simply does not have. CPU is utime+stime, counted in clock ticks by the kernel, so a run's figure
-is exact to a tick whatever the sampling rate; threads and processes are sampled (the peak of the
-sum over the tree); peak RSS is each process's VmHWM, the kernel's own high-water mark.
-"""
+"""CPU, threads, descriptors and memory of the processes under test, with psutil. A server is
+watched as a process tree (cluster workers, a real system's workers). CPU is utime+stime in
+kernel ticks, so a run's figure is exact to a tick whatever the sampling rate; threads and
+processes are sampled (peak of the tree's sum); peak RSS is each process's VmHWM."""
 
 import threading
 import time
@@ -16,8 +12,8 @@ CORES = psutil.cpu_count() or 1
 
 
 def peak_rss_kib(pid):
-    """VmHWM of /proc/PID/status, or None when the process is gone. psutil reports the resident
-    memory of the moment only, and a sampled peak misses what grew and shrank between samples."""
+    """VmHWM of /proc/PID/status (None: gone); psutil has only the RSS of the moment, and a
+    sampled peak misses what grew and shrank between samples."""
     try:
         with open(f"/proc/{pid}/status") as f:
             return next((int(line.split()[1]) for line in f if line.startswith("VmHWM:")), None)
@@ -26,7 +22,7 @@ def peak_rss_kib(pid):
 
 
 def _members(root):
-    """The root process and all its descendants now; empty when the root is gone."""
+    """The root process and its descendants now ([] when the root is gone)."""
     try:
         return [root] + root.children(recursive=True)
     except psutil.NoSuchProcess:
@@ -34,9 +30,9 @@ def _members(root):
 
 
 def snapshot(pid):
-    """What a process tree holds now: threads (the kernel's Threads: counter, a snapshot unlike
-    a walk of /proc/PID/task), open descriptors, resident memory and its peak (KiB). None when
-    the root process is gone or a zombie (which has no memory left to report)."""
+    """{threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the kernel's
+    counter, a snapshot unlike a walk of /proc/PID/task). None when the root is gone or a
+    zombie."""
     try:
         root = psutil.Process(pid)
         if root.status() == psutil.STATUS_ZOMBIE:
@@ -57,7 +53,7 @@ def snapshot(pid):
 
 
 def threads(pid):
-    """The thread count of one process (the Threads: line), or None when it is gone."""
+    """One process's thread count, or None when it is gone."""
     try:
         return psutil.Process(pid).num_threads()
     except psutil.NoSuchProcess:
@@ -65,15 +61,10 @@ def threads(pid):
 
 
 class ProcessTree:
-    """CPU seconds, peak threads, peak processes and peak RSS of a process and its descendants,
-    sample by sample.
-
-    Processes that appear during the run count from zero, and so does the root when from_start
-    (a process started for the run); processes that end keep the figures last seen. Finding the
-    descendants reads every process's stat file, so it is done every RESCAN_S, not every sample:
-    a child that starts meanwhile is still counted from zero when it is found; one that also ends
-    before is missed.
-    """
+    """CPU seconds and peaks of a process tree, sample by sample. New processes count from
+    zero, and so does the root when from_start; ended ones keep their last figures. Finding the
+    descendants reads every process's stat file, so it is done every RESCAN_S: a child found late
+    still counts from zero; one that also ended before is missed."""
 
     RESCAN_S = 1.0
 
@@ -108,7 +99,7 @@ class ProcessTree:
         self.peak_processes = max(self.peak_processes, processes_now)
 
     def finish(self):
-        """Nothing to add after the run: its last sample() came after the tool's exit."""
+        """Nothing to add: the last sample() came after the tool's exit."""
 
     def figures(self):
         return {"server_cpu_source": "/proc"}
@@ -123,8 +114,8 @@ class ProcessTree:
 
 
 class PeakSampler:
-    """Calls read() every interval_s in a background thread until stop(), keeping the peak of
-    every figure of the dict it returns (None: nothing to read this time)."""
+    """The peak of each figure read() returns (None: nothing this time), every interval_s in a
+    background thread until stop()."""
 
     def __init__(self, read, interval_s=0.05):
         self._read = read
@@ -145,7 +136,6 @@ class PeakSampler:
             self._done.wait(self.interval_s)
 
     def stop(self):
-        """The peaks (an empty dict when nothing could be read)."""
         self._done.set()
         self._thread.join()
         return self.peak
@@ -165,8 +155,7 @@ def wait_gone(pid, poll_s=0.01):
 
 
 def descendants(pid):
-    """The processes below pid now (psutil.Process objects, which keep their identity should
-    the pid be reused); empty when pid is gone."""
+    """The psutil.Processes below pid now (they keep their identity should a pid be reused)."""
     try:
         return psutil.Process(pid).children(recursive=True)
     except psutil.NoSuchProcess:
@@ -174,8 +163,7 @@ def descendants(pid):
 
 
 def end_survivors(members, wait_s):
-    """Waits up to wait_s for these processes to end, then kills those still there; returns
-    'PID (NAME)' of each that had to be killed."""
+    """Kills those of members still there after wait_s: 'PID (NAME)' of each."""
     _, alive_members = psutil.wait_procs(members, timeout=wait_s)
     killed = []
     for process in alive_members:
@@ -190,7 +178,7 @@ def end_survivors(members, wait_s):
 
 
 def tree(pid):
-    """The processes of a tree now that are alive: (pid, command name) of each."""
+    """(pid, name) of each live process of a tree now."""
     found = []
     for process in _members(psutil.Process(pid)) if alive(pid) else []:
         try:

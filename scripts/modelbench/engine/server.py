@@ -1,12 +1,7 @@
-"""The servers under load.
-
-A Target is a name and a base URL, all that the load tools, the probes and the checks need, and
-the ServerProcess the harness started for it (a system's launcher, modelbench.systems): its CPU,
-threads and memory are read from that process and its children (processes.ProcessTree), and
-checked against what the server reports of itself in /status when it does. A Target without a
-process is a remote one, a server started elsewhere (scripts/serve.sh on another machine): its
-figures come from its /status only (modelbench.engine.serverstatus).
-"""
+"""The servers under load: a Target (a name and a base URL) and the ServerProcess the harness
+started for it, whose figures come from /proc (checked against its /status when it has one). A
+Target without a process is remote (scripts/serve.sh elsewhere): its figures come from /status
+only (engine.serverstatus)."""
 
 import contextlib
 import json
@@ -21,7 +16,7 @@ from modelbench.engine.measure import tail
 READY_LINE = re.compile(r"listening on http://([^/\s]+)/")
 READY_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 20.0
-# How long the processes of a stopped server's tree may take to follow it before they are killed.
+# How long a stopped server's processes may take to follow it before they are killed.
 LEFTOVER_WAIT_S = 5.0
 # A wildcard listening address is nothing to connect to; the loopback reaches it.
 WILDCARD_HOSTS = ("0.0.0.0", "[::]")
@@ -32,9 +27,8 @@ class TargetError(Exception):
 
 
 class ServerProcess:
-    """A server started from a command. Its stdout is copied line by line to PREFIX.server.out
-    (and to ours with echo) while the ready line is looked for; its stderr goes to
-    PREFIX.server.log. Without a log prefix both stay on our terminal."""
+    """A server started from a command: stdout copied to PREFIX.server.out (and ours with echo)
+    while the ready line is looked for, stderr to PREFIX.server.log (no prefix: our terminal)."""
 
     def __init__(self, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S):
         self.command = list(command)
@@ -96,15 +90,14 @@ class ServerProcess:
         return tail(self.stderr_path, lines) if self.stderr_path else ""
 
     def wait(self):
-        """Waits for the server to end by itself; its exit status (128 + N for signal N)."""
+        """Waits for the server to end: its exit status (128 + N for signal N)."""
         code = self.process.wait()
         self._reader.join(5)
         return 128 - code if code < 0 else code
 
     def stop(self, sig=signal.SIGTERM, timeout_s=STOP_TIMEOUT_S):
-        """Sends sig and waits for the exit: its status, or None when the server was still
-        there after timeout_s and had to be killed. The processes of its tree that outlive it
-        by LEFTOVER_WAIT_S are killed and listed in left_behind."""
+        """Sends sig: the exit status, or None when it was killed after timeout_s. Processes of
+        its tree that outlive it by LEFTOVER_WAIT_S are killed and listed in left_behind."""
         members = processes.descendants(self.pid)
         killed = False
         if self.process.poll() is None:
@@ -121,11 +114,9 @@ class ServerProcess:
 
 
 class Target:
-    """Where the load goes, and the ServerProcess that serves it (None: a remote server, not ours
-    to start or stop). whole_status: its /status, if any, reports the whole process tree (not so
-    behind a proxy, where /status is the backend's). helper_pids: processes the run's setup
-    added beside the server (E6's delaying proxy): their CPU is the run's, not other work's. As a
-    context manager, a local server is stopped at the end of the block if it still runs."""
+    """Where the load goes; process None: remote, not ours to start or stop. whole_status: its
+    /status reports the whole tree (not behind a proxy). helper_pids: the setup's processes (E6's
+    delaying proxy), whose CPU is the run's. As a context manager, stops a local server."""
 
     def __init__(self, name, address, process, whole_status=True, helper_pids=()):
         self.name = name
@@ -162,7 +153,7 @@ class Target:
 
     def status_documents(self, asks=40):
         """The /status of every worker (cluster mode: SO_REUSEPORT spreads new connections, so
-        ask until each worker's pid has answered once); an empty list when it does not answer."""
+        ask until each worker has answered); [] when it does not answer."""
         documents = {}
         for _ in range(asks):
             reply = self.get("/status", timeout=5)
@@ -185,8 +176,8 @@ class Target:
         return self.process.running()
 
     def watch(self):
-        """What samples the server while a load runs (modelbench.measure.run): a remote server's
-        /status; a local server's process tree, checked against its /status when it has one."""
+        """What samples the server during measure.run: /status for a remote one; the process
+        tree of a local one, checked against its /status when it has one."""
         if not self.local:
             return serverstatus.StatusWatcher(self)
         tree = processes.ProcessTree(self.pid)
@@ -195,7 +186,7 @@ class Target:
             tree, serverstatus.StatusWatcher(self, first, peaks=False))
 
     def snapshot(self):
-        """threads, fds, rss_kib, peak_rss_kib of the server now; TargetError when it is gone."""
+        """processes.snapshot of the server; TargetError when it is gone."""
         figures = processes.snapshot(self.pid)
         if figures is None:
             raise TargetError(f"the server (pid {self.pid}) is gone: {self.process.stderr_tail()}")

@@ -81,6 +81,7 @@ def measured_slice(figures):
 @dataclass
 class WarmUp:
     """What a warm-up did (it ends steady, or at its time limit)."""
+
     concurrency: int
     processes_before: int
     slices: list = field(default_factory=list)

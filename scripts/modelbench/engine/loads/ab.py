@@ -1,17 +1,15 @@
-"""ab 2.3 -r (a socket error counts as a failed request instead of aborting the run), its
-percentiles in raw/ID.ab-percentiles.csv (-e). With `seconds` and `n` a run is cut at seconds, n
-its cap; with seconds alone it runs the count the server's rate before makes; with n alone, n
-requests."""
+"""ab 2.3 -r (a socket error is a failed request, not the run's end), percentiles in
+raw/ID.ab-percentiles.csv (-e). `seconds` and `n`: cut at seconds, n its cap; seconds alone: the
+count the server's rate before makes; n alone: n requests."""
 
 import re
 
 from modelbench.engine.loads.base import Generator, ParseError, number
 from modelbench.engine.measure import read
 
-# A timed run is given the count its warm-up's rate makes of its length, so that ab waits for
-# every request it sent: a run cut at a time limit leaves requests in flight, whose CPU the
-# server spends after the tool has stopped counting (200 of them at -c 200). Its time limit
-# stays, well beyond, as a bound.
+# A timed run gets the count its warm-up's rate makes of its length, so that ab waits for every
+# request: a run cut at a time limit leaves requests in flight, whose CPU the server spends after
+# the tool stopped counting (200 at -c 200). A time limit well beyond stays as a bound.
 MIN_REQUESTS = 200
 TIME_LIMIT_FACTOR = 3
 
@@ -58,7 +56,7 @@ class Ab(Generator):
 
 
 def parse(report_text, percentile_csv_text):
-    """ab's report (stdout) and its -e file: rates, latency, failures and percentiles in ms."""
+    """ab's figures from its report (stdout) and its -e file."""
     figures = {
         "complete": number(r"^Complete requests:\s+(\d+)", report_text, "Complete requests", int),
         "failed": number(r"^Failed requests:\s+(\d+)", report_text, "Failed requests", int),
@@ -82,9 +80,8 @@ def parse(report_text, percentile_csv_text):
     else:
         figures.update(failed_length=0, failed_other=figures["failed"])
 
-    # The -e file has a float per whole percent. ab 2.3 indexes one past its array for the
-    # 99th percentile when fewer than 100 requests ran, so take the report's own table (whole
-    # milliseconds) whenever the file's values are not ascending.
+    # The -e file has a float per percent, but ab 2.3 indexes one past its array for the 99th
+    # when fewer than 100 requests ran: then the report's own table (whole ms) is taken.
     cells = (line.partition(",") for line in percentile_csv_text.splitlines()[1:])
     from_csv = {int(percent): float(ms) for percent, _, ms in cells if percent.strip().isdigit()}
     table = {int(p): float(ms) for p, ms in

@@ -1,5 +1,5 @@
-"""What the engine asks of a load tool (Tool), the shared run of a load generator started as a
-command (Generator), and what a tool's run is given (Attempt)."""
+"""What the engine asks of a load tool (Tool), a load generator run as a command (Generator), and
+what a tool's run is given (Attempt)."""
 
 import datetime
 import json
@@ -9,8 +9,7 @@ from typing import Optional
 
 from modelbench.engine import measure
 
-# Rough rates for the estimate of a run of n requests before anything is measured (requests/s of
-# one server on a 2-core machine).
+# Rough requests/s of one server on a 2-core machine, to estimate a run of n requests.
 GUESSED_RATE = {"/hello": 8000, "/html": 1500, "/json": 2000, "/factorial": 3000}
 
 
@@ -28,9 +27,8 @@ class StepFailed(Exception):
 
 @dataclass
 class Attempt:
-    """What a tool's run is given: the recorder (raw/, mariadbd, log, checkout), the record to
-    fill, the load, the target (None without a server), the server (systems.Server) and its
-    flags, and the requests/s the server answered at before (its warm-up's or last run's)."""
+    """What a tool's run is given: target None without a server; rate: the requests/s the server
+    answered at before (its warm-up's or last run's)."""
 
     recorder: object
     record: dict
@@ -45,15 +43,12 @@ class Attempt:
 
 
 class Tool:
-    """A load tool as the engine asks it, one module of engine.loads each. It says text(load),
-    the load as a title says it ('ab -c 20 -t 3 /html'); estimate_s(load), a run's length
-    without its warm-up; run(attempt), which fills the record (command, raw, figures) or raises
-    StepFailed, ParseError, measure.MeasureError or OSError; summary(figures), a recorded run in
-    one line for the terminal; and for a report, heading(record).
-    needs_server: a server is started (or reached) for its runs; measured: a run waits for a
-    quiet machine, again when other work polluted it; warmed: the server is warmed up first;
-    local_only: why its runs need a server of this machine; resolution_ms: of its single
-    times (a 0 among its percentiles means under it)."""
+    """A load tool as the engine asks it: text(load) for a title ('ab -c 20 -t 3 /html');
+    estimate_s(load) without warm-up; run(attempt) fills the record (command, raw, figures) or
+    raises StepFailed, ParseError, measure.MeasureError or OSError; summary(figures), a line for
+    the terminal; heading(record) for a report. measured: runs on a quiet machine, again when
+    polluted; local_only: why its runs need a local server; resolution_ms: of its single times
+    (a 0 among its percentiles means under it)."""
 
     name = ""
     needs_server = True
@@ -72,10 +67,9 @@ class Tool:
 
 
 class Generator(Tool):
-    """A load generator run as a command, command(attempt, url), which may add raw files and
-    fields to the record, while the server and mariadbd are sampled; its outputs in
-    raw/ID.NAME.txt and .err, parsed by figures(attempt, stdout, stderr, sampled). end_marker:
-    what it writes to stderr when its load is over (measure.run)."""
+    """A tool run as command(attempt, url) (which may add raw files and fields to the record)
+    under measure.run; its raw/ID.NAME.txt and .err parsed by figures(attempt, stdout, stderr,
+    sampled). end_marker: see measure.run."""
 
     warmed = True
     end_marker = None
@@ -115,8 +109,7 @@ class Generator(Tool):
 
 
 def server_counters(attempt, before):
-    """The server's own counters after the run, from the /status of every worker, less those of
-    before (database_connects before the run)."""
+    """The server's own counters from every worker's /status, less before's."""
     documents = attempt.target.status_documents()
     if not documents:
         return {}
@@ -135,13 +128,13 @@ def server_counters(attempt, before):
 
 
 def database_connects(documents):
-    """{server_db_connects: the sum over the workers} of /status documents ({} without any)."""
+    """{server_db_connects: the workers' sum} ({} without any)."""
     connects = [d["database"]["connects"] for d in documents if "database" in d]
     return {"server_db_connects": sum(connects)} if connects else {}
 
 
 def number(pattern, text, what, cast=float, default=None):
-    """The first group of pattern in text (multiline), cast; default, or ParseError, without."""
+    """The first group of pattern in text (multiline), cast; else default or ParseError."""
     match = re.search(pattern, text, re.MULTILINE)
     if match is None:
         if default is not None:
