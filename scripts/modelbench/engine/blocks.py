@@ -1,14 +1,11 @@
-"""When each run of a plan is made: every part's planned blocks (engine.plan), then, while time
-allows, more blocks for the comparisons whose verdict still straddles its bound (Kalibera and
-Jones, "Rigorous benchmarking in reasonable time").
-
+"""When each run is made: planned blocks, then, while time allows, more for comparisons whose
+verdict straddles its bound (Kalibera and Jones, "Rigorous benchmarking in reasonable time").
 A Scheduler knows nothing of servers or verdicts: measure(part, block, run) -> a record (None:
 skipped); undecided(records) -> [(name, bases[, rank: lower first, 0 by default])];
-estimate(run) -> seconds. The harness's tests give it a simulated host and a fake clock.
-
-The time for more blocks: what `budget_s` leaves once the planned runs of the parts to come are
-set aside (their estimates scaled by real over estimated time so far), shared among this part and
-those to come in proportion to their planned estimates; within it, the cheapest comparisons."""
+estimate(run) -> seconds (the harness's tests give it a simulated host and a fake clock). The time
+for more blocks: what `budget_s` leaves once the planned runs of the parts to come are set aside
+(their estimates scaled by real over estimated time so far), shared among this part and those to
+come by their planned estimates; within it, the cheapest comparisons first."""
 
 import random
 import time
@@ -90,8 +87,7 @@ class Scheduler:
                     self.more_runs += 1
 
     def fitting(self, part, comparisons, runs, time_s):
-        """The comparisons whose runs fit in time_s for `step` blocks, by rank then cost: (bases
-        to run, their names, the comparisons left out)."""
+        """What fits in time_s for `step` blocks, by rank then cost: (bases, names, left out)."""
         def cost(bases):
             return self.scale() * part.step * sum(self.estimate(runs[b]) for b in bases)
         cells, names, left = set(), [], []

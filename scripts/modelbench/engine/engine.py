@@ -1,9 +1,5 @@
-"""The run engine of reproduce, bench and stress: each part of a plan (engine.plan) in the blocks
-engine.blocks orders, its servers up at once, started at their first run; a warm-up before a
-run's first at its point and a lead-in before each later one; measured on a quiet machine (again
-when other work polluted it), recorded; the part's servers stopped at its end and checked. A
-failed run goes to steps.tsv with its cause and the others still run. Stress takes start and
-record alone: its scenarios load a server around faults of their own."""
+"""The run engine of reproduce, bench and stress (docs/architecture.md, "engine"). A failed run
+goes to steps.tsv with its cause and the others still run."""
 
 import contextlib
 import os
@@ -27,8 +23,7 @@ class FlagsUnavailable(Exception):
 
 
 def estimate_s(run, first=False):
-    """A run's estimated seconds, its warm-up (first: its first at its point) or lead-in
-    included."""
+    """A run's seconds, its warm-up (first: its first at its point) or lead-in included."""
     tool = run.load.kind
     return tool.estimate_s(run.load) + (warm_estimate_s(run, first) if tool.warmed else 0.0)
 
@@ -64,8 +59,8 @@ def estimate_plan_s(parts):
 
 @dataclass
 class Progress:
-    """'== [i/N] title (x min elapsed, about y min left)': the estimate of the planned runs to
-    come, scaled by real over estimated time of those done; N grows with the runs added."""
+    """'== [i/N] title (x min elapsed, about y min left)': the runs to come's estimate, scaled
+    by real over estimated time so far."""
 
     log: Callable
     total: int
@@ -98,8 +93,7 @@ def server_key(group):
 
 @dataclass
 class Held:
-    """A group's server while its part goes on: target None for a tool that needs none, or when
-    it did not start (cause says why)."""
+    """A group's server during its part; target None: none needed, or it did not start (cause)."""
 
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     target: object = None
@@ -133,16 +127,14 @@ class Engine:
         self.records = []  # those run() made so far, which may decide later runs' flags
 
     def fail(self, run_id, cause, log_path="", optional=False):
-        """Records a failure in steps.tsv; optional: a system that may not run here, reported
-        but failing nothing."""
+        """A failure in steps.tsv; optional: a system that may not run here (fails nothing)."""
         steps.add(self.directory, steps.Step(run_id, steps.NOT_RUNNABLE if optional else
                                              steps.FAILED, cause, log_path))
         self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
     def run(self, parts, undecided=blocks.no_comparisons, budget_s=0.0):
-        """The records of every part, in order. undecided(records): the comparisons that get more
-        blocks while budget_s allows."""
+        """The records of every part; undecided (engine.blocks) get more blocks within budget_s."""
         progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         groups = {run.base: group for part in parts for group in part.groups for run in group.runs}
         last_part = {server_key(group): i for i, part in enumerate(parts) for group in part.groups}
@@ -187,7 +179,7 @@ class Engine:
                 self._stop_started()
 
     def _flags(self, item):
-        """The run flags of a group (or a standalone run), once earlier runs decided them."""
+        """A group's (or standalone run's) flags, once earlier runs decided them."""
         return tuple(item.flags(self.records) if callable(item.flags) else item.flags)
 
     def _start(self, group, number):
@@ -208,8 +200,7 @@ class Engine:
                           group.around)
 
     def start(self, server_, run_id, run_flags=(), around=None):
-        """A Held server_ (systems.Server) started with run_flags, logs in raw/RUN_ID.server.*;
-        around: a group's setup (plan.Group)."""
+        """Held server_ started with run_flags, logs raw/RUN_ID.server.*; around: see plan.Group."""
         held = Held(last_run=run_id)
         prefix = os.path.join(self.directory, "raw", run_id)
         try:
@@ -232,8 +223,7 @@ class Engine:
         return held
 
     def _check_stop(self, held):
-        """A server that does not exit 0 on SIGTERM, or leaves processes behind, fails its last
-        run."""
+        """A server that does not exit 0 on SIGTERM, or leaves processes, fails its last run."""
         code, process = held.target.stop(), held.target.process
         if code is None:
             held.stop_failures.append("the server ignored SIGTERM and was killed")
@@ -323,8 +313,7 @@ class Engine:
         return record
 
     def record(self, run_id, meta, target, load, optional=False, **how):
-        """One run of load on target, recorded (a failure also in steps.tsv); how:
-        Recorder.measure's keywords."""
+        """One run of load on target, recorded; how: Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
             self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),

@@ -1,5 +1,4 @@
-"""Plain HTTP/1.1 requests to a target: one GET on a new connection, many at once, or one whose
-connection is then held open."""
+"""Plain HTTP/1.1 GETs: one, many at once, or one whose connection is then held open."""
 
 import concurrent.futures
 import http.client
@@ -10,8 +9,7 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Reply:
-    """One HTTP exchange: status (None when the connection failed), body, headers (lower-case
-    names), seconds it took, and the error when there was no answer."""
+    """One HTTP exchange; status None and error when there was no answer."""
     status: int | None = None
     body: bytes = b""
     headers: dict = field(default_factory=dict)
@@ -36,8 +34,7 @@ def get(host, port, path, timeout=10.0):
 
 
 def get_all(host, port, path, count, timeout=30.0):
-    """count GETs of path at once, each on its own connection (and thread); the replies in
-    order."""
+    """count GETs of path at once, a connection and thread each: the replies in order."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
         return list(pool.map(lambda _: get(host, port, path, timeout), range(count)))
 
@@ -47,8 +44,7 @@ class ProtocolError(Exception):
 
 
 def get_and_hold(host, port, path, timeout=30.0):
-    """GET path on a new keep-alive connection and read the response (Content-Length bodies
-    only); returns (status, the open socket) for the caller to hold and close."""
+    """GET path on a new keep-alive connection (Content-Length bodies only): (status, socket)."""
     connection = socket.create_connection((host, port), timeout=timeout)
     try:
         connection.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())

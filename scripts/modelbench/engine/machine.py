@@ -135,8 +135,7 @@ class QuietGate:
                 next_note = waited + 10
 
     def measure(self, attempt):
-        """attempt() -> (result, figures) on an idle machine, again while polluted, at most
-        max_attempts times: (result, figures, attempts)."""
+        """attempt() -> (result, figures), again while polluted: (result, figures, attempts)."""
         for attempts in range(1, self.max_attempts + 1):
             self.wait_for_idle()
             result, figures = attempt()
@@ -203,8 +202,8 @@ PORTS_WAIT_S = 65
 
 
 def wait_for_ports(connections, loopback=True, log=print):
-    """Waits while TIME_WAIT sockets and the run's connections would take most ephemeral ports,
-    unless the kernel reuses them (tcp_tw_reuse 1, or 2 on a loopback run)."""
+    """Waits while TIME_WAIT sockets and the run's would take most ephemeral ports, unless the
+    kernel reuses them (tcp_tw_reuse 1, or 2 on a loopback run)."""
     reuse = tw_reuse()
     if reuse == 1 or (reuse == 2 and loopback):
         return

@@ -72,8 +72,7 @@ class RunSampler:
             self.server.finish()
 
     def figures(self, client_cpu_seconds=None, server_cpu_seconds=None):
-        """server_cpu_seconds replaces the sampled server CPU (a child's exact rusage beats
-        samples that miss its last ticks)."""
+        """server_cpu_seconds: a child's exact rusage, beating samples that miss its last ticks."""
         wall = max(self.elapsed, 1e-9)
         out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
         ours = []  # the CPU seconds of the server, mariadbd, the helpers and the tool

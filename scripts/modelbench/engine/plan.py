@@ -75,8 +75,7 @@ class Run:
 
 @dataclass
 class Setup:
-    """What a group's setup gives its server: extra flags, and the pids it started (their CPU is
-    the run's, not other work)."""
+    """A group's setup: server flags, and pids whose CPU is the run's, not other work's."""
 
     flags: list = field(default_factory=list)
     pids: tuple = ()
@@ -103,8 +102,7 @@ class Group:
 
 @dataclass
 class Part:
-    """Groups whose servers are up together, in `blocks` blocks; `more` at most for comparisons
-    still undecided, `step` at a time (engine.blocks)."""
+    """Groups up together, in `blocks` blocks; `more` for undecided ones, `step` at a time."""
 
     groups: list
     blocks: int = 1
@@ -120,8 +118,7 @@ class Part:
 
 
 def block(part, number, rng, only=None):
-    """The runs of block `number` in order (points reversed in even blocks, each point's runs
-    shuffled); only: the bases to run (None: all)."""
+    """Block `number`'s runs in order (points reversed in even blocks); only: the bases to run."""
     points = part.points()
     if number % 2 == 0:
         points.reverse()

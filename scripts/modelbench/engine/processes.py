@@ -114,8 +114,7 @@ class ProcessTree:
 
 
 class PeakSampler:
-    """The peak of each figure read() returns (None: nothing this time), every interval_s in a
-    background thread until stop()."""
+    """Peaks of read()'s figures (None: none this time), every interval_s until stop()."""
 
     def __init__(self, read, interval_s=0.05):
         self._read = read

@@ -1,7 +1,5 @@
-"""Measured runs recorded in a results directory: every tool's output in raw/ID.*, and a record
-of each run in runs/ID.json (what ran, its figures, or why it failed), with a summary line on the
-terminal. Every report is built from these records. What a run does is its tool's
-(engine.loads)."""
+"""Runs recorded in a results directory: tools' output in raw/ID.*, each run's record (what ran,
+its figures, or why it failed) in runs/ID.json, which every report is built from."""
 
 import json
 import os
@@ -12,8 +10,7 @@ from modelbench.engine.loads.base import Attempt, utc_now
 
 
 class Recorder:
-    """Runs loads and records them in a results directory (runs/, raw/). db_pid: mariadbd, whose
-    CPU every run samples."""
+    """Runs loads into a results directory's runs/ and raw/; db_pid: mariadbd, sampled too."""
 
     def __init__(self, directory, checkout, db_pid=None, log=print):
         self.directory = directory
@@ -27,8 +24,7 @@ class Recorder:
         return os.path.join(self.directory, "raw", f"{run_id}.{suffix}")
 
     def record(self, run_id, meta, load, body):
-        """Runs body(record) and writes the record: status ok with its figures, or failed with
-        the cause."""
+        """Runs body(record) and writes the record: ok, or failed with the cause."""
         record = {"id": run_id, "variant": "single", "endpoint": load.path, **meta,
                   "tool": load.tool, "concurrency": load.c, "started": utc_now().isoformat()}
         try:
@@ -48,7 +44,6 @@ class Recorder:
         return self.record(run_id, meta, load, body)
 
     def measure(self, run_id, meta, target, load, rate=None, server=None, flags=()):
-        """One measured run of load against target (None for a tool that needs no server), of
-        server with flags; rate: the requests/s it answered at before. Its record."""
+        """One measured run's record; rate: see loads.base.Attempt."""
         return self.record(run_id, meta, load, lambda record: load.kind.run(
             Attempt(self, record, load, target, server, flags, rate)))

@@ -96,8 +96,8 @@ class ServerProcess:
         return 128 - code if code < 0 else code
 
     def stop(self, sig=signal.SIGTERM, timeout_s=STOP_TIMEOUT_S):
-        """Sends sig: the exit status, or None when it was killed after timeout_s. Processes of
-        its tree that outlive it by LEFTOVER_WAIT_S are killed and listed in left_behind."""
+        """Sends sig: the exit status (None: killed after timeout_s). Processes of its tree left
+        after LEFTOVER_WAIT_S are killed and listed in left_behind."""
         members = processes.descendants(self.pid)
         killed = False
         if self.process.poll() is None:
@@ -176,8 +176,7 @@ class Target:
         return self.process.running()
 
     def watch(self):
-        """What samples the server during measure.run: /status for a remote one; the process
-        tree of a local one, checked against its /status when it has one."""
+        """The server's watcher for measure.run (serverstatus)."""
         if not self.local:
             return serverstatus.StatusWatcher(self)
         tree = processes.ProcessTree(self.pid)

@@ -1,6 +1,5 @@
-"""A run's outcome, steps.tsv: a line per step that failed or could not run here (id, status,
-cause, log), written by the engine as they happen, read by the report and by the verbs, which
-count a run's failures from it (a server's failed stop too, which has no record of its own)."""
+"""steps.tsv: a line per step that failed or could not run here, as they happen; the verbs count
+failures from it (a server's failed stop too, which has no record of its own)."""
 
 import os
 from dataclasses import dataclass

@@ -197,8 +197,7 @@ def short_of(peak, concurrency):
 
 
 def grow(target, concurrency, keepalive, seconds):
-    """Held requests for at most seconds, until the processes did not grow over GROWN_S: (their
-    count then, the seconds it took)."""
+    """Held requests until no growth over GROWN_S, seconds at most: (processes, seconds)."""
     started = time.monotonic()
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
     load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
@@ -220,8 +219,7 @@ def grow(target, concurrency, keepalive, seconds):
 
 
 def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MAX_S):
-    """The WarmUp for a run of `concurrency` clients on path; a lead-in when reference (the Slice
-    of the run before at that point) is given."""
+    """The WarmUp for `concurrency` clients on path; a lead-in given reference (a Slice)."""
     c = min(concurrency, MAX_C)
     warm = WarmUp(c, process_count(target), lead_in=reference is not None)
     peak = warm.processes_after = warm.processes_before
@@ -250,8 +248,7 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
 
 
 def settle(target):
-    """Waits until a local server spent no CPU over SETTLED_S, so that the work the warm-up left
-    in flight is not counted in the run."""
+    """Waits until a local server spent no CPU over SETTLED_S: the warm-up's work is done."""
     if not target.local:
         return
     tree = processes.ProcessTree(target.pid)

@@ -1,6 +1,5 @@
-"""The load tools, one module each (engine.loads.base says what the engine asks of one); ALL
-names them, by the name a Load gives. Adding a tool is adding its module and its entry here.
-slowhttptest is the stress verb's own, not a Load's."""
+"""ALL: the load tools by the name a Load gives (engine.loads.base says what the engine asks of
+one). slowhttptest is the stress verb's own, not a Load's."""
 
 from modelbench.engine.loads import ab, hold, siege, slowhttptest, standalone, tasks, wrk
 from modelbench.engine.loads.base import ParseError, StepFailed

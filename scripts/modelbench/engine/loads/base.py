@@ -27,8 +27,7 @@ class StepFailed(Exception):
 
 @dataclass
 class Attempt:
-    """What a tool's run is given: target None without a server; rate: the requests/s the server
-    answered at before (its warm-up's or last run's)."""
+    """What a tool's run is given; rate: the server's requests/s before (warm-up or last run)."""
 
     recorder: object
     record: dict
@@ -61,15 +60,13 @@ class Tool:
         return load.keepalive
 
     def connections(self, load):
-        """New connections a run opens at most (for TIME_WAIT): one per request without
-        keep-alive; unknown (the cap) for a timed run."""
+        """New connections a run opens at most (TIME_WAIT); a timed run's n is only its cap."""
         return load.c if self.keepalive(load) else load.n
 
 
 class Generator(Tool):
-    """A tool run as command(attempt, url) (which may add raw files and fields to the record)
-    under measure.run; its raw/ID.NAME.txt and .err parsed by figures(attempt, stdout, stderr,
-    sampled). end_marker: see measure.run."""
+    """A tool run as command(attempt, url) under measure.run; its raw/ID.NAME.txt and .err
+    parsed by figures(attempt, stdout, stderr, sampled)."""
 
     warmed = True
     end_marker = None

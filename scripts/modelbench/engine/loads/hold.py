@@ -1,5 +1,4 @@
-"""Idle keep-alive connections held open, `c` of them, each answered one request for the path;
-the server's memory then (bench's memory runs)."""
+"""`c` idle keep-alive connections, each after one GET of path: the server's memory then."""
 
 import time
 

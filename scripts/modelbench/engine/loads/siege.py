@@ -20,8 +20,7 @@ class Siege(Generator):
         return f"siege -c {load.c} -d {load.delay_s:g} -t {load.seconds:g}S {load.path}"
 
     def command(self, attempt, url):
-        """With siegerc: Debian's default one caps the users at 255 and would silently run only
-        255 of -c 500."""
+        """With siegerc: Debian's default caps users at 255, silently running 255 of -c 500."""
         load = attempt.load
         return ["siege", "-R", attempt.recorder.checkout.script("siegerc"), "-v", "-c",
                 str(load.c), "-d", f"{load.delay_s:g}", "-t", f"{load.seconds:g}S", url]
@@ -73,9 +72,8 @@ def summary_from_lines(transactions, summary_text, elapsed_s):
 
 
 def parse(transactions_text, summary_text, elapsed_s):
-    """siege -v: one line per transaction on stdout, the summary on stderr. When siege hung
-    after its run and printed no summary, the summary's figures come from those lines, over
-    elapsed_s (the time until siege announced the end)."""
+    """siege -v: transaction lines on stdout, the summary on stderr; when it hung without one,
+    its figures from those lines over elapsed_s (until siege announced the end)."""
     matches = (LINE.match(line) for line in transactions_text.splitlines())
     transactions = [(int(m.group(1)), float(m.group(2)) * 1000, int(m.group(3)))
                     for m in matches if m]

@@ -1,5 +1,4 @@
-"""slowhttptest 1.8.2, which the stress verb runs itself (not a Load): its command line and the
-figures out of what it writes."""
+"""slowhttptest 1.8.2, which the stress verb runs itself (not a Load): command and figures."""
 
 import re
 
@@ -20,9 +19,8 @@ def command(mode, url, connections, length_s, report_prefix):
 
 
 def parse(csv_text, output_text):
-    """Its CSV (a row per second: connections closed, pending and connected then, and whether
-    its own probe got an answer) and the end of its output: the most connected at once, the
-    seconds it ran, the seconds its probe found the service unavailable, and why it ended."""
+    """From its CSV (a row per second: closed, pending, connected, probe answered) and its
+    output's end: the most connected, seconds run and unavailable, and why it ended."""
     lines = (line.split(",") for line in csv_text.splitlines()[1:])
     rows = [[int(c) for c in cells] for cells in lines
             if len(cells) == 5 and all(c.strip().isdigit() for c in cells)]

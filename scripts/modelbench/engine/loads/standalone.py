@@ -52,8 +52,7 @@ class Standalone(Tool):
 
 
 def iterations_run(text):
-    """The iterations a standalone loop says it ran: its 'standalone: N iterations ...' line (the
-    models' --standalone and the real systems' scripts alike)."""
+    """N of a standalone loop's 'standalone: N iterations ...' line (models and scripts alike)."""
     return number(r"^standalone: (\d+) iterations", text, "standalone:", int)
 
 

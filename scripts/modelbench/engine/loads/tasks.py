@@ -1,6 +1,5 @@
-"""The /tasks demo: GET /tasks?delay_ms= once; the server's task lines (its stderr) and the
-client's send and receive times in one timeline, and in which order the three tasks ran. Not a
-measurement: the order of three log lines, which other work cannot change."""
+"""The /tasks demo: one GET, the server's task lines and the client's times in one timeline. Not
+measured: the order of three log lines, which other work cannot change."""
 
 import re
 import time

@@ -24,8 +24,7 @@ class Wrk(Generator):
                 "a thread per core; `--client wrk`)")
 
     def command(self, attempt, url):
-        """A thread per core, never more than connections; a request times out after 30 s, as
-        ab's."""
+        """A thread per core, at most one per connection; a 30 s timeout, as ab's."""
         c = attempt.load.c
         return ["wrk", "-t", str(max(1, min(c, CORES))), "-c", str(c), "-d",
                 f"{attempt.load.seconds:g}s", "--timeout", "30s", "--latency", "-s",
@@ -36,8 +35,7 @@ class Wrk(Generator):
 
 
 def parse(text):
-    """wrk's figures (its WRK_SUMMARY line) under the names of ab's: requests, rates, latency
-    in ms, failures (socket errors and timeouts) and non-2xx responses."""
+    """wrk's figures (its WRK_SUMMARY line) under ab's names; socket errors and timeouts fail."""
     line = next((l for l in text.splitlines() if l.startswith(SUMMARY)), None)
     if line is None:
         raise ParseError("no WRK_SUMMARY line in wrk's output (is scripts/wrk-summary.lua given?)")
