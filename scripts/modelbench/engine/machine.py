@@ -16,10 +16,9 @@ def busy_ticks():
     return total - times.idle - times.iowait, total
 
 
-# A fixed piece of CPU work, timed before and after every measured run: a virtual machine's speed
-# can change by up to ×2 within seconds while nothing runs on it and no steal time shows
-# (docs/experiments.md, "What moves between runs"). A run whose probes differ by more than
-# SPEED_CHANGE is noted in the report.
+# A fixed piece of CPU work timed before and after every run: a virtual machine's speed can change
+# by up to ×2 within seconds while nothing runs on it and no steal time shows (docs/experiments.md,
+# "What moves between runs"). Probes differing by over SPEED_CHANGE are noted in the report.
 PROBE_LOOPS = 200_000
 PROBE_REPEATS = 3
 SPEED_CHANGE = 1.2
@@ -77,10 +76,9 @@ def speed_changed(figures):
 
 @dataclass
 class QuietGate:
-    """Waits for a quiet machine before a series of runs and a nearly idle one before each, and
-    measures a run again when other work took more than POLLUTED_PCT of it. Not the machine's
-    speed: a run's probes are recorded and the report notes a change (why: docs/experiments.md,
-    "What moves between runs")."""
+    """Waits for a quiet machine before runs and an idle one before each, and measures a run again
+    when other work took over POLLUTED_PCT of it. Not for the machine's speed: a change is noted
+    (why: docs/experiments.md, "What moves between runs")."""
 
     IDLE_PCT = 10
     QUIET_S = 5

@@ -1,6 +1,4 @@
-"""A command run while the server, mariadbd and the machine are sampled: the figures of one
-measured run (CPU of each party, the server's peaks, other work's share, the machine's speed and
-CPU quota throttling, the kernel's listen-queue counters)."""
+"""A command run while the server, mariadbd and the machine are sampled: one run's figures."""
 
 import contextlib
 import os
@@ -107,13 +105,11 @@ class RunSampler:
 
 def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids=(),
         child_is_server=False, end_marker=None, timeout_s=900.0, log=print):
-    """Runs command while sampling; (exit code, figures). server: the watcher Target.watch()
-    gives; with child_is_server the command itself is the server, watched through /proc and
-    timed as `time` does (real_s, user_s, sys_s). The command's rusage is client_cpu_* for a load
-    tool, server_cpu_* for a standalone loop. helper_pids: sampled as helper_cpu_*, not other
-    work. end_marker: what the tool writes to stderr when its load is over; sampling stops there,
-    and a tool alive HANG_GRACE_S later is killed (exit code None). A tool that outlasts
-    timeout_s is killed (MeasureError)."""
+    """Runs command while sampling: (exit code, figures). server: Target.watch()'s watcher; with
+    child_is_server the command is the server (its rusage server_cpu_*, not client_cpu_*, and
+    timed as `time`: real_s, user_s, sys_s). helper_pids: helper_cpu_*, not other work.
+    end_marker: the tool's stderr once its load is over; sampling stops there, and a tool alive
+    HANG_GRACE_S later is killed (code None). Past timeout_s: killed, MeasureError."""
     probe_before = machine.speed_probe_ms()
     counters_before = machine.tcp_counters()
     quota_before = machine.quota_periods()

@@ -1,12 +1,11 @@
 """What the engine runs, as data: Loads (one tool's settings), Runs (a load against a server),
 Groups of runs sharing one started server, and Parts run one after the other, each in blocks.
 
-A part's servers are up at once. A block runs every server once at each point (a Load) in turn,
-a point's servers in a random order, so that compared runs are seconds apart on the same host and
-no server always runs first or after the same neighbour; the points' order is reversed every
-other block (ABBA), so that a figure compared between two points of one server (E1b's -c 20 and
--c 200) meets a drift of the host from both sides. A group may join at a later block (a
-calibrated model, whose cost the blocks before decide). Run ids are <base>-b<block>."""
+A block runs every server once at each point (a Load) in turn, in a random order, so that
+compared runs are seconds apart on one host and no server always runs first or after the same
+neighbour; the points' order is reversed every other block (ABBA), so that a figure compared
+between two points of one server (E1b's -c 20 and -c 200) meets a host's drift from both sides.
+Run ids are <base>-b<block>."""
 
 import random
 from dataclasses import dataclass, field
@@ -85,7 +84,7 @@ class Setup:
 class Group:
     """Runs against one server process, one per point. around(checkout, log prefix): a context
     manager giving a Setup around the server's life (E6's delaying proxy). joins: its first
-    block."""
+    block (a calibrated model, whose cost the blocks before decide)."""
 
     runs: list
     around: Optional[Callable] = None

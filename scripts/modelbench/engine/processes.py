@@ -61,10 +61,9 @@ def threads(pid):
 
 
 class ProcessTree:
-    """CPU seconds and peaks of a process tree, sample by sample. New processes count from
-    zero, and so does the root when from_start; ended ones keep their last figures. Finding the
-    descendants reads every process's stat file, so it is done every RESCAN_S: a child found late
-    still counts from zero; one that also ended before is missed."""
+    """CPU seconds and peaks of a process tree. New processes count from zero (the root too when
+    from_start); ended ones keep their last figures. Finding descendants reads every process's
+    stat file, so only every RESCAN_S: a child found late counts from zero, one gone is missed."""
 
     RESCAN_S = 1.0
 

@@ -1,6 +1,5 @@
-"""The C++ servers' own figures from /status (`resources.server`: a cluster's supervisor and
-workers summed), read over HTTP so that CPU per request is measured from any client machine.
-Two watchers for measure.run, beside processes.ProcessTree:
+"""The C++ servers' figures from /status (`resources.server`: a cluster's processes summed), over
+HTTP so that CPU per request is measured from any client. Watchers for measure.run:
 
   StatusWatcher   a remote server: CPU from /status before and after the run; peaks from /status
                   every READ_INTERVAL_S (no high-water mark: a peak between readings is missed)

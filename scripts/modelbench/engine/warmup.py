@@ -3,20 +3,18 @@ one: unmeasured load at the run's concurrency until the server has settled.
 
 Measured on a 2-core machine (docs/experiments.md, "How every run is made"): a fresh Apache
 prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU per
-request fell as its JIT compiled, fast over four or five slices and slowly up to the tenth (1.68 to
+request fell as its JIT compiled, fast over four or five slices, slowly up to the tenth (1.68 to
 0.71 ms at -c 1), while two slices' rates could agree; the C++ models were within 5 % from the
-first slice. So: one-second slices of ab at the run's concurrency (at most MAX_C: a siege crowd
-sleeps between requests and never has more in flight) until the process count did not grow over
-the last slice, its requests/s is within STEADY of the slice before and its CPU per request not
-lower by more than WARMING, for at most MAX_S. A lead-in: shorter slices (LEAD_S worth of
-requests), at most LEAD_MAX_S, until the CPU per request is not dearer than at the run before at
-that point, or stopped falling. At -c 200 slices alone bring Apache to its size only by chance
-(150 children after 13 slices once, 35 to 132 processes in 15 s another time: a pause between
-slices resets prefork's forking), so a slice over which the server forked is followed by unbroken
-load until it stopped forking (grow): under /html a fresh Apache went from 5 to 132 children in
-14 s, with grow from 5 to 150 in 11 to 13 s. The forking has its own MAX_S: its rate then rose for
-a few more slices (912 to 1,015 req/s, 946 to 1,045), and with one cap for both the warm-up ended
-there, not steady, in two of four tries."""
+first slice. Hence one-second slices of ab (at most MAX_C clients: a siege crowd sleeps between
+requests and never has more in flight) until one neither forked nor disagreed with the slice
+before (settled), for at most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most
+LEAD_MAX_S (led_in). At -c 200 slices alone bring Apache to its size only by chance (150 children
+after 13 slices once, 35 to 132 processes in 15 s another time: a pause between slices resets
+prefork's forking), so a slice over which the server forked is followed by unbroken load until it
+stopped forking (grow): under /html a fresh Apache went from 5 to 132 children in 14 s, with grow
+from 5 to 150 in 11 to 13 s. Forking has its own MAX_S: the rate then rose for a few more slices
+(912 to 1,015 req/s, 946 to 1,045), and with one cap for both the warm-up ended there, not
+steady, in two of four tries."""
 
 import math
 import re
@@ -41,8 +39,8 @@ LEAD_MAX_S = 5
 # CPU per request says it is not steady; a rise is noise, or the queueing the rate shows.
 STEADY = 0.10
 WARMING = 0.10
-# After the last slice, whose requests ab left in flight when its time was up: the server has
-# settled when it spent no CPU over SETTLED_S, at most SETTLE_MAX_S later.
+# The requests ab left in flight after the last slice: done when the server spent no CPU over
+# SETTLED_S.
 SETTLED_S = 0.05
 SETTLE_MAX_S = 3.0
 # While a server forks (prefork: while fewer than MinSpareServers are idle), the load goes on
@@ -133,8 +131,7 @@ def cpu_meter(target):
 
 
 def one_slice(target, path, concurrency, keepalive, meter, requests=None):
-    """ab for SLICE_S (or `requests`, within 5 × SLICE_S): its requests/s (0.0 when it answered
-    nothing) and the server's CPU ms per request (None without a meter)."""
+    """ab for SLICE_S (or `requests`, within 5 × SLICE_S): (requests/s, server CPU ms/request)."""
     if meter:
         meter.sample()
         before = meter.cpu_seconds
@@ -162,9 +159,8 @@ def not_dearer(now, before):
 
 def led_in(now, before, reference):
     """A lead-in slice as warm as the run before at this point: CPU per request not dearer (a
-    cooled Node.js at -c 1 answers at the rate it had, at a higher cost), or no longer falling
-    (the host got slower since). Not its rate: the host's speed moves it, and the run measures
-    it."""
+    cooled Node.js at -c 1 answers at its old rate, at a higher cost), or no longer falling (the
+    host got slower). Not the rate: the host's speed moves it, and the run measures it."""
     return not_dearer(now, reference) or (before is not None and not_cheaper(now, before))
 
 
@@ -175,24 +171,21 @@ def not_cheaper(now, before):
 
 
 def settled(now, before):
-    """A slice agrees with the one before on a server of the same size: requests/s within STEADY,
-    CPU per request not cheaper (Node.js at -c 20 went 1,279 to 1,406 req/s while its CPU per
-    request fell 0.84 to 0.71 ms)."""
+    """Requests/s within STEADY of the slice before, CPU per request not cheaper (Node.js at -c 20
+    went 1,279 to 1,406 req/s while its CPU per request fell 0.84 to 0.71 ms)."""
     return (before is not None and agrees(now.requests_per_s, before.requests_per_s) and
             not_cheaper(now, before))
 
 
 def grew(now, peak):
-    """More processes than the peak by more than one in fifty: at its cap a server replaces a
-    child now and then, and the tree counts both (Apache at 150 children went from 152 processes
-    to 153, and a second growth phase took the rest of the warm-up)."""
+    """Over the peak by more than 1 in 50: at its cap a server replaces a child now and then, both
+    counted (Apache at 150 children: 152 processes, then 153 and a growth phase to the end)."""
     return now > peak + peak // 50
 
 
 def short_of(peak, concurrency):
-    """Fewer processes than clients: beyond that, forking is spare workers coming and going, not
-    ramp-up (Apache at -c 20 went 28, 29, 31, 30, 31 processes, and each rise started a growth
-    phase that held the warm-up for 15.6 s)."""
+    """Fewer processes than clients: beyond, forks are spare workers, not ramp-up (Apache at -c 20
+    went 28, 29, 31, 30, 31 processes, each rise a growth phase: 15.6 s of warm-up)."""
     return peak < concurrency
 
 

@@ -42,12 +42,11 @@ class Attempt:
 
 
 class Tool:
-    """A load tool as the engine asks it: text(load) for a title ('ab -c 20 -t 3 /html');
-    estimate_s(load) without warm-up; run(attempt) fills the record (command, raw, figures) or
-    raises StepFailed, ParseError, measure.MeasureError or OSError; summary(figures), a line for
-    the terminal; heading(record) for a report. measured: runs on a quiet machine, again when
-    polluted; local_only: why its runs need a local server; resolution_ms: of its single times
-    (a 0 among its percentiles means under it)."""
+    """A load tool as the engine asks it: text(load), a title ('ab -c 20 -t 3 /html');
+    estimate_s(load), warm-up aside; run(attempt) fills the record (command, raw, figures) or
+    raises StepFailed, ParseError, measure.MeasureError or OSError; summary(figures); and
+    heading(record). local_only: why its runs need a local server; resolution_ms: of its single
+    times (a 0 among its percentiles means under it)."""
 
     name = ""
     needs_server = True
