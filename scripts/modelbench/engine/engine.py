@@ -59,8 +59,7 @@ def estimate_plan_s(parts):
 
 @dataclass
 class Progress:
-    """'== [i/N] title (x min elapsed, about y min left)': the runs to come's estimate, scaled
-    by real over estimated time so far."""
+    """'== [i/N] title (x min elapsed, about y min left)', scaled by real over estimated time."""
 
     log: Callable
     total: int
@@ -105,8 +104,8 @@ class Held:
 
 @dataclass
 class Engine:
-    """Runs plans into one results directory. remote: {server key: 'HOST:PORT'} of servers
-    started elsewhere. seed: the blocks' order (settings.json keeps it)."""
+    """Runs plans into one results directory; remote: {server key: 'HOST:PORT'} started elsewhere;
+    seed: the blocks' order (settings.json keeps it)."""
 
     directory: str
     checkout: object
@@ -273,8 +272,7 @@ class Engine:
         return record
 
     def _failed(self, run, number, cause, meta=None):
-        """The record of a run not measured: before its first attempt, or (meta) in one, which
-        counts even for an optional run."""
+        """A run not measured, before any attempt or in one (meta: fails even if optional)."""
         run_id = f"{run.base}-b{number}"
         record = self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load,
                                       cause)

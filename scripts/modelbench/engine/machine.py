@@ -37,8 +37,8 @@ def speed_probe_ms():
 
 
 def quota_periods():
-    """(CFS periods, periods throttled) of our CPU cgroup, shared with the servers, the tool and
-    mariadbd under a quota (a container's, tests/drifting_host.py); None when unreadable."""
+    """(CFS periods, throttled) of our CPU cgroup, which a quota's runs share (a container's,
+    tests/drifting_host.py); None when unreadable."""
     try:
         with open("/proc/self/cgroup") as f:
             lines = [line.rstrip("\n").split(":", 2) for line in f]

@@ -96,8 +96,7 @@ class ServerProcess:
         return 128 - code if code < 0 else code
 
     def stop(self, sig=signal.SIGTERM, timeout_s=STOP_TIMEOUT_S):
-        """Sends sig: the exit status (None: killed after timeout_s). Processes of its tree left
-        after LEFTOVER_WAIT_S are killed and listed in left_behind."""
+        """Sends sig: the exit status (None: killed after timeout_s); leftovers in left_behind."""
         members = processes.descendants(self.pid)
         killed = False
         if self.process.poll() is None:

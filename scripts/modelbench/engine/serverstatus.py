@@ -14,11 +14,9 @@ from modelbench.engine.processes import PeakSampler
 READ_INTERVAL_S = 0.5
 READ_TIMEOUT_S = 3.0
 FINAL_TRIES = 3
-# /proc counts user and system CPU apart, each in whole clock ticks (10 ms), and /status
-# (getrusage) in microseconds, read at slightly different moments: a difference within
-# AGREE_PCT, or within AGREE_TICKS_S for every process of the server (a tick for each of the
-# two truncations and one for the moment between the readings), is agreement. With two ticks,
-# a smoke siege run failed on /proc 0.29 s against /status 0.2695 s.
+# /proc counts user and system CPU apart in whole 10-ms ticks, /status (getrusage) in µs, at
+# slightly different moments: AGREE_TICKS_S per process is a tick for each truncation and one for
+# the moment between. With two ticks a smoke siege run failed on /proc 0.29 s, /status 0.2695 s.
 AGREE_PCT = 5.0
 AGREE_TICKS_S = 0.03
 
