@@ -1,20 +1,15 @@
 """The warm-up before a server's first measured run at a point, and the lead-in before each later
-one: unmeasured load at the run's concurrency until the server has settled.
+one: unmeasured load at the run's concurrency until the server has settled. The rules and the
+measurements behind them: docs/experiments.md, "How every run is made".
 
-Measured on a 2-core machine (docs/experiments.md, "How every run is made"): a fresh Apache
-prefork (StartServers 5) grows its children 1, 2, 4 ... 32 a second; a fresh Node.js's CPU per
-request fell as its JIT compiled, fast over four or five slices, slowly up to the tenth (1.68 to
-0.71 ms at -c 1), while two slices' rates could agree; the C++ models were within 5 % from the
-first slice. Hence one-second slices of ab (at most MAX_C clients: a siege crowd sleeps between
-requests and never has more in flight) until one neither forked nor disagreed with the slice
-before (settled), for at most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most
-LEAD_MAX_S (led_in). At -c 200 slices alone bring Apache to its size only by chance (150 children
-after 13 slices once, 35 to 132 processes in 15 s another time: a pause between slices resets
-prefork's forking), so a slice over which the server forked is followed by unbroken load until it
-stopped forking (grow): under /html a fresh Apache went from 5 to 132 children in 14 s, with grow
-from 5 to 150 in 11 to 13 s. Forking has its own MAX_S: the rate then rose for a few more slices
-(912 to 1,015 req/s, 946 to 1,045), and with one cap for both the warm-up ended there, not
-steady, in two of four tries."""
+One-second slices of ab (at most MAX_C clients: a siege crowd sleeps between requests and never
+has more in flight) until one neither forked nor disagreed with the slice before (settled), for at
+most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most LEAD_MAX_S (led_in). A slice
+over which the server forked is followed by unbroken load until it stopped forking (grow): a pause
+between slices resets prefork's forking, so at -c 200 slices alone bring Apache to its size only
+by chance (150 children after 13 slices once, 35 to 132 processes in 15 s another time). Forking
+has its own MAX_S: with one cap for both, the rate still rose for a few slices after it (912 to
+1,015 req/s, 946 to 1,045) and the warm-up ended there, not steady, in two of four tries."""
 
 import math
 import re
@@ -40,19 +35,20 @@ LEAD_MAX_S = 5
 STEADY = 0.10
 WARMING = 0.10
 # The requests ab left in flight after the last slice: done when the server spent no CPU over
-# SETTLED_S.
+# SETTLED_S (settle).
 SETTLED_S = 0.05
 SETTLE_MAX_S = 3.0
-# While a server forks (prefork: while fewer than MinSpareServers are idle), the load goes on
-# until no process was added for GROWN_S: in a pause between two slices every child is idle, and
-# a second of prefork's that sees it forks none and starts again from 1.
+# While a server forks (prefork: 1, 2, 4 ... 32 children a second while fewer than MinSpareServers
+# are idle), the load goes on until no process was added for GROWN_S: in a pause between slices
+# every child is idle, and a second of prefork's that sees it forks none and starts again from 1.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
 # grow's requests hold their worker on the database's SLEEP so that new children start on idle
 # cores: under /html at -c 200 they start on busy ones, and prefork counts a child still starting
-# as idle. Held, a server forks to the size the run's own load brings it to, sooner (2026-12-04,
-# -c 200): PHP-FPM under /hello went 24 to 54 processes in 12 s (52-54 for 28 s more), held 25 to
-# 54 in 8 s; Apache under /hello went 9 to 153 in 21 s. Every system that forks serves /html.
+# as idle (a fresh Apache went from 5 to 132 children in 14 s; held, to 150 in 11 to 13 s). Held,
+# a server forks to the size the run's own load brings it to, sooner (2026-12-04, -c 200): PHP-FPM
+# under /hello went 24 to 54 processes in 12 s (52-54 for 28 s more), held 25 to 54 in 8 s;
+# Apache under /hello went 9 to 153 in 21 s. Every system that forks serves /html.
 GROW_DELAY_MS = 200
 HELD = f"/html?delay_ms={GROW_DELAY_MS}"
 # The held requests left in flight and queued still take their workers for up to two delays.
