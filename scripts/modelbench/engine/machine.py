@@ -143,9 +143,8 @@ class QuietGate:
                      "during the run: measuring it again")
 
 
-# /proc/net/netstat's TcpExt counters of a full listen queue: SYNs or last ACKs dropped for a full
-# accept queue, every drop at a listener (those included), SYNs clients sent again (1 s later,
-# then 3 s...). For the whole network namespace: other work adds to them.
+# /proc/net/netstat's TcpExt counters of a full listen queue (docs/experiments.md), for the whole
+# network namespace: other work adds to them. ListenDrops includes ListenOverflows.
 TCP_COUNTERS = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops",
                 "TCPSynRetrans": "syn_retransmits"}
 
