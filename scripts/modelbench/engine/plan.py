@@ -1,11 +1,9 @@
 """What the engine runs, as data: Loads (one tool's settings), Runs (a load against a server),
 Groups of runs sharing one started server, and Parts run one after the other, each in blocks.
 
-A block runs every server once at each point (a Load) in turn, in a random order, so that
-compared runs are seconds apart on one host and no server always runs first or after the same
-neighbour; the points' order is reversed every other block (ABBA), so that a figure compared
-between two points of one server (E1b's -c 20 and -c 200) meets a host's drift from both sides.
-Run ids are <base>-b<block>."""
+A block runs every server once at each point (a Load), in a random order (no server always first
+or after the same neighbour), the points' order reversed every other block (ABBA): why,
+docs/experiments.md, "Blocks". Run ids are <base>-b<block>."""
 
 import random
 from dataclasses import dataclass, field

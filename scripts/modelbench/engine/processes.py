@@ -1,7 +1,5 @@
-"""CPU, threads, descriptors and memory of the processes under test, with psutil. A server is
-watched as a process tree (cluster workers, a real system's workers). CPU is utime+stime in
-kernel ticks, so a run's figure is exact to a tick whatever the sampling rate; threads and
-processes are sampled (peak of the tree's sum); peak RSS is each process's VmHWM."""
+"""CPU, threads, descriptors and memory of process trees, with psutil (docs/cost-measurement.md):
+CPU in kernel ticks, exact whatever the sampling rate; peak RSS from each process's VmHWM."""
 
 import threading
 import time
