@@ -25,6 +25,7 @@ KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
 IN_DEFAULT = True
 MATCH_LOW, MATCH_HIGH = 0.8, 1.25
+TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
 
 
 def choices(results):
@@ -46,8 +47,6 @@ def marks(results):
     return [(f"{choice['real']} = {model} calibrated", choice["cost_us"])
             for model, choice in choices(results).items()]
 
-
-# ---- the report ------------------------------------------------------------------------------
 
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
@@ -114,9 +113,6 @@ def match(results, m, r, key):
             results.per_request_ratio([m, r]))
 
 
-TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
-
-
 def target_list(results):
     """[(target, measured, verdict, cause, bases)] of every calibrated model and concurrency."""
     rows = []
@@ -138,11 +134,6 @@ def target_list(results):
                              f"{fmt(m, digits)} vs {fmt(r, digits)}: "
                              f"{interval_text(interval, prefix='×')}", verdict, cause, (mb, rb)))
     return rows
-
-
-def targets(results):
-    return [(name, measured, TARGET_WORDS.get(verdict, verdict), cause)
-            for name, measured, verdict, cause, _ in target_list(results)]
 
 
 def undecided(results):
@@ -173,7 +164,8 @@ def section(results):
         "against ×0.8–×1.25 (**inconclusive**: the interval straddles a bound); a miss names "
         "what was measured on both sides:", "",
         table(["target", "measured", "verdict", "measured cause"],
-              [list(t) for t in targets(results)]), "",
+              [[name, measured, TARGET_WORDS.get(verdict, verdict), cause]
+               for name, measured, verdict, cause, _ in target_list(results)]), "",
     ])
 
 

@@ -77,10 +77,9 @@ def section(results):
         f"## {TITLE}", "",
         f"The /html workload (two queries, both tables rendered) {n:.0f} times in one process, "
         "timed like `time`: real from the start to the exit, user and sys from the process's "
-        "rusage; every block runs each loop once, in a random order, and the figures are "
-        "medians over the blocks. PHP opens a new connection per iteration, as the page does; "
-        "Node.js fires "
-        "each iteration's two queries at once on its pool; the models do as their servers. "
+        "rusage; every block runs each loop once, in a random order, and the figures are medians "
+        "over the blocks. PHP opens a new connection per iteration, as the page does; Node.js "
+        "fires each iteration's two queries at once on its pool; the models do as their servers. "
         f"Commands (paths shortened): {commands}.", "",
         table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
               rows), "",

@@ -128,14 +128,13 @@ def section(results):
     return "\n".join([
         f"## {TITLE}", "",
         f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
-        "server, each real system beside the model that stands for it, all of them up at once "
-        "and run in blocks: each block runs every server at -c 1, 20 and 200 in turn, the "
-        "servers of a concurrency in a random order, seconds apart; every server warmed up at a "
-        "concurrency before its first run there and led in before the others (section Warm-ups). "
-        "Figures are medians over the blocks; the interval of the rate is the 95 % interval of "
-        "its blocks. The cluster columns are the follow-up the post "
-        "proposed: Node.js with `node:cluster` and the async model with `--workers 0`, one "
-        f"worker per core ({results.cores} here).", "",
+        "server, each real system beside the model that stands for it, all of them up at once and "
+        "run in blocks: each block runs every server at -c 1, 20 and 200 in turn, the servers of "
+        "a concurrency in a random order, seconds apart; every server warmed up at a concurrency "
+        "before its first run there and led in before the others (section Warm-ups). Figures are "
+        "medians over the blocks; the interval of the rate is the 95 % interval of its blocks. "
+        "The cluster columns are the follow-up the post proposed: Node.js with `node:cluster` and "
+        f"the async model with `--workers 0`, one worker per core ({results.cores} here).", "",
     ] + parts + [
         "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
         "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "", post, "",
@@ -143,8 +142,6 @@ def section(results):
         "![e1b-latency.png](e1b-latency.png)", "",
     ])
 
-
-# ---- the claims ------------------------------------------------------------------------------
 
 def cores_claim(r):
     def side(blocking_like, async_like):
@@ -246,9 +243,8 @@ def faster_claims(r):
         return ratio_side(
             r, b, a, "requests_per_s", lambda interval: at_least(interval, threshold),
             lambda interval: f"-c 20: {blocking_like} ÷ {async_like} within each block "
-            f"{interval_text(interval, prefix='×')} (medians "
-            f"{fmt(r.figure(b, 'requests_per_s'))} and {fmt(r.figure(a, 'requests_per_s'))} "
-            "req/s)",
+            f"{interval_text(interval, prefix='×')} (medians {fmt(r.figure(b, 'requests_per_s'))} "
+            f"and {fmt(r.figure(a, 'requests_per_s'))} req/s)",
             lambda: f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
             f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
 

@@ -152,9 +152,8 @@ def siege_claims(r):
         return ratio_side(
             r, first, second, key, lambda interval: at_least(interval, threshold),
             lambda interval: f"{'blocking ÷ async' if first == b else 'async ÷ blocking'} side "
-            f"within each block {interval_text(interval, prefix='×')} (medians: "
-            f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} {fmt(r.figure(a, key))} "
-            f"{unit})",
+            f"within each block {interval_text(interval, prefix='×')} (medians: {blocking_like} "
+            f"{fmt(r.figure(b, key))}, {async_like} {fmt(r.figure(a, key))} {unit})",
             lambda: "; ".join(
                 f"{name}: {fmt(r.figure(x, 'requests_per_s'))} trans/s, mean "
                 f"{ms(r.figure(x, 'mean_ms'), 0)}, {cpu_per_request(r, x)}, {machine_split(r, x)}"

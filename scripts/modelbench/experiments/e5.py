@@ -191,13 +191,12 @@ def section(results):
             if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
     return "\n".join([
         "## E5 — the crossover: requests/s against the CPU each request costs", "",
-        f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and "
-        "warmed up at each concurrency, while every request costs the thread that serves it "
+        f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and warmed "
+        "up at each concurrency, while every request costs the thread that serves it "
         "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "
         "loop spends it on its one thread, the blocking model on the thread of the connection, "
-        "the cluster on the loop of the worker. Requests/s are medians over the blocks; a "
-        "ratio is taken within each block, its estimate shown with its 95 % interval. A "
-        "crossover is "
+        "the cluster on the loop of the worker. Requests/s are medians over the blocks; a ratio "
+        "is taken within each block, its estimate shown with its 95 % interval. A crossover is "
         "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
         "measured costs around it, where the lines cross on the plot (from the median ratios; "
         "each block's own crossover after it).", "",
@@ -211,8 +210,6 @@ def section(results):
                "difference", "peak threads: blocking", "prefork"], prefork), "", plot, "",
     ])
 
-
-# ---- the plot --------------------------------------------------------------------------------
 
 def position(costs, u):
     """Where cost u falls on the plot's x axis, the measured costs evenly spaced; None outside."""

@@ -28,6 +28,9 @@ TITLE = "E6 — the database across a network"
 IN_DEFAULT = False
 DELAYS_MS = (0, 0.2, 0.5, 1, 2)
 CONCURRENCIES = (20, 200)
+PROXY_READY_S = 10.0
+PLOT = "e6-database-latency.png"
+COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
 SIZES = {"smoke": {"delays_ms": (0, 2), "seconds": 1},
          "default": {"delays_ms": DELAYS_MS, "seconds": 2},
          "standard": {"delays_ms": DELAYS_MS, "seconds": 2},
@@ -95,11 +98,6 @@ def plan(ctx):
     return parts
 
 
-# ---- the delaying proxy of a run -------------------------------------------------------------
-
-PROXY_READY_S = 10.0
-
-
 class ProxyError(TargetError):
     """delay_proxy did not start: the group's server cannot start either."""
 
@@ -137,8 +135,6 @@ def delayed_database(checkout, rtt_ms, log_prefix):
         with open(log_path, "a") as log:
             log.write(rest)
 
-
-# ---- the report ------------------------------------------------------------------------------
 
 def bound(slots, model, delay, rate_at_zero):
     """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured."""
@@ -219,12 +215,6 @@ def section(results):
 
 def cluster_label(model, cores):
     return f"async cluster ×{cores}" if model.cluster else model.label
-
-
-# ---- the plot --------------------------------------------------------------------------------
-
-PLOT = "e6-database-latency.png"
-COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
 
 
 def plots(results):
