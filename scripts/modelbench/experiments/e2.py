@@ -73,13 +73,10 @@ def plan(ctx):
     load = Load("ab", "/hello", 200, n=REQUESTS[ctx.size], seconds=SECONDS.get(ctx.size, 0))
     record = {"somaxconn": somaxconn()}
     posts = ("--backlog", str(POSTS_BACKLOG))
-    direct = []
-    for s in ctx.servers(needs="/hello"):
-        direct += [Group([Run(base(s.key), f"E2 {s.key}: {load.text()}", KEY, s, load,
-                              record=record)]),
-                   Group([Run(base(s.key, POSTS_BACKLOG), f"E2 {s.key} --backlog "
-                              f"{POSTS_BACKLOG}: {load.text()}", KEY, s, load, flags=posts,
-                              record=record)])]
+    direct = [Group([Run(base(s.key, backlog), f"E2 {s.key}{' '.join(('', *flags))}: "
+                         f"{load.text()}", KEY, s, load, flags=flags, record=record)])
+              for s in ctx.servers(needs="/hello") for backlog, flags in ((None, ()),
+                                                                          (POSTS_BACKLOG, posts))]
     behind = []
     for key, system, own, front, concurrencies in BEHIND_NGINX:
         if ctx.has(system):

@@ -46,9 +46,8 @@ def plan(ctx):
         # Not warmed up: the verdict is a count of lengths, which a cold server answers alike,
         # and the warm-up cost up to 15 s (Apache forked to 29 children under /factorial at
         # -c 5). The /html rate run is warmed.
-        runs = [Run(base(s.key), f"E3 {s.key}: {plain.text()}", KEY, s, plain, warm=False),
-                Run(base(s.key, True), f"E3 {s.key}: {variable.text()}", KEY, s, variable,
-                    warm=False)]
+        runs = [Run(base(s.key, with_l), f"E3 {s.key}: {load.text()}", KEY, s, load, warm=False)
+                for with_l, load in ((False, plain), (True, variable))]
         if s.system.name != "node" and ctx.size in PAGE_SIZES:
             runs.append(Run(page_base(s.key), f"E3 {s.key}: {page.text()}", KEY, s, page))
         groups.append(Group(runs))
