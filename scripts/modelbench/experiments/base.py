@@ -45,8 +45,7 @@ CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster"
 
 @dataclass
 class Context:
-    """What a plan is made for; client: the load tool of the rate runs (ab or wrk); calibrated:
-    E1b and E1a run calibrated models."""
+    """What a plan is made for (client: ab or wrk; calibrated: E1a and E1b run calibrated ones)."""
 
     size: str
     systems: list

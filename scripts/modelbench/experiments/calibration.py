@@ -105,8 +105,7 @@ def no_surer(claim):
 
 
 def match(results, m, r, key):
-    """(m's figure, r's, their ratio block by block) of E1b bases; key None: server CPU per
-    request."""
+    """(m's figure, r's, their ratio block by block); key None: server CPU per request."""
     if key:
         return results.figure(m, key), results.figure(r, key), results.ratio([m, r], key)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),

@@ -153,8 +153,7 @@ def rate_rows(results, c, costs):
 
 
 def prefork_rows(results, c, costs):
-    """A thread per connection against prefork's reused threads, at cost 0 and at the measured
-    cost nearest the overtake."""
+    """Blocking against prefork, at cost 0 and at the measured cost nearest the overtake."""
     overtake = crossing(costs, ratios(results, c, costs, "async"))
     nearest = None if overtake is None else min(costs, key=lambda u: abs(u - overtake))
     rows = []

@@ -104,8 +104,7 @@ class ProxyError(TargetError):
 
 @contextlib.contextmanager
 def delayed_database(checkout, rtt_ms, log_prefix):
-    """delay_proxy in front of the database for the block: yields the Setup that points a server
-    at it. Its output goes to LOG_PREFIX.proxy.log."""
+    """delay_proxy in front of the database for the block, logging to LOG_PREFIX.proxy.log."""
     # The private MariaDB (scripts/lib/cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it).
     database = (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
                 f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
