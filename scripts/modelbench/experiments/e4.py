@@ -55,10 +55,9 @@ def section(results):
             parts += [f"**{key}**: the demo failed: {results.record(b).get('cause')}", ""]
             continue
         after = results.values(b, "task_two_after_response")
-        parts += [f"**{key}** — response after "
-                  f"{statistics.every(results.values(b, 'response_ms')).text(0, suffix=' ms')}"
-                  "; task two "
-                  f"logged after the response arrived in {sum(after)} of {len(after)} runs:",
+        response = statistics.every(results.values(b, "response_ms")).text(0, suffix=" ms")
+        parts += [f"**{key}** — response after {response}; task two logged after the response "
+                  f"arrived in {sum(after)} of {len(after)} runs:",
                   "", "```"] + results.record(b)["timeline"] + ["```", ""]
     if parts:
         delay = next((results.figure(tasks_base(k), "delay_ms") for k in
