@@ -1,6 +1,5 @@
-"""The experiments, one module each in one shape (modelbench.experiments.base says which);
-ALL is the one list that names them, in the order they are reported (and run, but for E1b).
-Adding an experiment is adding its module and its entry here."""
+"""The experiments, one module each in the shape modelbench.experiments.base says; ALL names them
+in report order. Adding an experiment is adding its module and its entry here."""
 
 from modelbench.experiments import calibration, e1a, e1b, e2, e3, e4, e5, e6
 

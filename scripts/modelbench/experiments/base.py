@@ -1,7 +1,4 @@
-"""What every experiment module shares: the sizes, the context a plan is made in, the servers
-of a plan, the two sides a claim is judged for, and the phrases that describe a run's CPU.
-
-An experiment is a module with, in one shape:
+"""What every experiment module shares. An experiment is a module with, in one shape:
 
   KEY                 'E2': --only, summary.json, run ids (lower-cased) and the report
   TITLE               its report section's heading
@@ -12,8 +9,6 @@ An experiment is a module with, in one shape:
   plots(results)      its plots (report.plots.Plot)
   headline(results)   its summary figures for summary.json: {name: {median, low, high, runs}}
   pair_rows(results, model, real)   rows of the "model against the real system" tables
-
-modelbench.experiments lists them.
 """
 
 from dataclasses import dataclass
@@ -34,23 +29,23 @@ SIZES = ("smoke", "default", "standard", "full")
 # judged", says how these were chosen). A smoke run checks the machinery, not the figures.
 BLOCKS = {"smoke": 1, "default": 4, "standard": 9, "full": 9}
 MORE = {"smoke": 0, "default": 8, "standard": 9, "full": 0}
+NO_MORE = dict.fromkeys(SIZES, 0)  # for experiments no verdict reads: their blocks, none added
+SWEEP_BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}  # E5's and E6's
 # "No failed requests" (E2: none of 100,000), and E4's crowds: a rate under one in 5,000, under
 # the one in 2,700 that E4's post called a break (335 failures in a 15-minute run at about 990
 # trans/s). None in 18,500 requests bounds a rate under it; one in 10,000 needed 37,000, which
 # two blocks through nginx reached on a quiet host and missed under a CPU quota (33,669).
 NO_FAILURES = 2e-4
-# Each side's two systems a claim compares: the one that a worker per connection serves (the
-# blocking side), the one that one event loop serves (the async side).
+# Each side's two systems a claim compares: the blocking one (a worker per connection), the async
+# one (one event loop).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
-# The systems of E1's and E4's posts: the real ones and their models.
 POSTS = ("php", "node", "blocking", "async")
 CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster")}
 
 
 @dataclass
 class Context:
-    """What a plan is made for: the size, the systems selected (names), the load tool of the
-    rate runs (ab or wrk), and whether the calibration runs (E1b and E1a run calibrated models)."""
+    """What a plan is made for (client: ab or wrk; calibrated: E1a and E1b run calibrated ones)."""
 
     size: str
     systems: list
@@ -62,14 +57,13 @@ class Context:
         return name in self.systems
 
     def server(self, name, cluster=False, calibrated=False, own_flags=(), key=None):
-        """The plan's server of a system: KEY is name[-cluster][-cal] unless given."""
+        """KEY is name[-cluster][-cal] unless given."""
         key = key or name + ("-cluster" if cluster else "") + ("-cal" if calibrated else "")
         return Server(systems.get(name), key, cluster, calibrated, own_flags)
 
     def servers(self, names=POSTS, clusters=False, needs=None):
-        """Those of these systems that are selected, as servers, in the list's order, with their
-        cluster variants when clusters; needs: only systems that have this (an endpoint, or
-        'standalone')."""
+        """The selected ones of names, as servers, with their cluster variants when clusters;
+        needs: only systems that have this (an endpoint, or 'standalone')."""
         def fits(s):
             return s.standalone is not None if needs == "standalone" else (
                 not needs or needs in s.endpoints)
@@ -90,8 +84,7 @@ class Context:
 
 
 def part(ctx, groups, blocks=None, more=None):
-    """A Part of these groups with the size's blocks and more (or the experiment's own: a dict
-    by size)."""
+    """A Part with the size's blocks and more (or the experiment's own, dicts by size)."""
     return Part(groups, (blocks or BLOCKS)[ctx.size], (more or MORE)[ctx.size])
 
 
@@ -101,12 +94,12 @@ def causes(*parts):
 
 
 def nothing(results, *_):
-    """What an experiment has none of (plots, claims, model-against-real rows): []."""
+    """plots, claims or pair_rows of an experiment that has none."""
     return []
 
 
 def first_records(results):
-    """{server key: its first run's record}, in the order the runs started."""
+    """{server key: its first run's record}, in run order."""
     out = {}
     for run in results.runs.values():
         out.setdefault(run.get("server"), run)
@@ -145,8 +138,8 @@ def server_order(results):
     return [key for key, _ in sorted(first_records(results).items(), key=rank)]
 
 
-# A colour per real system, its models in the same colour: the real one solid, a model dashed, a
-# calibrated model dotted.
+# A colour per real system and its models: the real one solid, a model dashed, a calibrated one
+# dotted.
 PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5d6d7e")
 
 
@@ -174,8 +167,7 @@ def run_table(results, heading, bases, rows, labels=None, intro=""):
 
 
 def not_runnable(results, base):
-    """A Side saying exactly why base could not run here (the cause its runs recorded), or None
-    when one of its runs succeeded or none was made."""
+    """A Side with the cause base's runs recorded when none succeeded; None otherwise."""
     if not results.has(base) or results.ok(base):
         return None
     return Side(f"did not run here: {results.record(base).get('cause', '?')}", NOT_MEASURED)
@@ -190,13 +182,13 @@ def ms(value, digits=2):
 
 
 def cpu_per_request(r, base):
-    """'server X ms, mariadbd Y ms of CPU per request' of a run, medians over the blocks."""
+    """'server X ms, mariadbd Y ms of CPU per request', medians over the blocks."""
     return (f"server {ms(r.per_request_ms(base, 'server'))}, mariadbd "
             f"{ms(r.per_request_ms(base, 'db'))} of CPU per request")
 
 
 def machine_split(r, base):
-    """How busy the machine was during base and who kept it so, in % of one core."""
+    """How busy the machine was during base and who kept it so."""
     return (f"machine {pct(r.figure(base, 'machine_busy_pct'))} busy; server "
             f"{pct(r.figure(base, 'server_cpu_pct_core'))}, mariadbd "
             f"{pct(r.figure(base, 'db_cpu_pct_core'))}, load tool "

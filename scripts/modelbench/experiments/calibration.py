@@ -1,20 +1,12 @@
 """The calibration: the CPU cost that makes each model spend, per /html request, what the real
-system it stands for spends on this machine — blocking against Apache+PHP, async (and its cluster)
-against Node.js — and the models run with it beside the native models and the real systems in E1a
-and E1b.
+system it stands for spends on this machine (blocking: Apache+PHP; async and its cluster: Node.js).
 
-It needs no runs of its own: E1b measured every native model (its first part) and, in the blocks
-before the calibrated models join its second part, every real system, warm, at -c 1, 20 and 200,
-and the server's CPU per request (its process tree, /proc) of each. A model's cost at a
-concurrency is what it lacks there: the real system's CPU per request less the native model's
-(medians). One cost per model, the median of the three (docs/experiments.md says why one and not
-one per concurrency), given as `--cpu-per-request-us`: CPU the model burns on the thread that
-serves each page, so that it adds itself to the model's CPU per request and is a point on E5's
-axis. The calibrated models then join E1b's blocks beside their real systems, and E1a's; the
-report holds them to their real system within ±25 % (×0.8–×1.25) on requests/s and on CPU per
-request at every concurrency, block by block, and names the measured cause of every miss. This
-module plans no runs: E1b, which chooses the cost from the records of its blocks before
-(e1b.choose), and E1a give the calibrated models their groups.
+It plans no runs: E1b chooses the cost from the records of its blocks before the calibrated models
+join (e1b.choose), and E1b and E1a run them. A model's cost at a concurrency is the real system's
+server CPU per request less the native model's (medians); one cost per model, the median of the
+three (docs/experiments.md says why), given as `--cpu-per-request-us`, a point on E5's axis. The
+report holds each calibrated model to its real system within ±25 % on requests/s and on CPU per
+request at every concurrency, block by block, and names the measured cause of every miss.
 """
 
 import contextlib
@@ -33,11 +25,11 @@ KEY = "calibration"
 TITLE = "Calibration: the models given the real systems' CPU per request"
 IN_DEFAULT = True
 MATCH_LOW, MATCH_HIGH = 0.8, 1.25
+TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
 
 
 def choices(results):
-    """{model: its choice (e1b.choose)} of each model calibrated in the results, in the order
-    they first ran: calibration.json, the report's table, E5's marks."""
+    """{model: e1b.choose} of each calibrated model, in the order they first ran."""
     records = list(results.runs.values())
     out = {}
     for model in dict.fromkeys(r["system"] for r in records if r.get("calibrated")):
@@ -51,17 +43,14 @@ def plan(ctx):
 
 
 def marks(results):
-    """(label, cost in µs) of each calibrated model: where its real system sits on E5's axis."""
+    """(label, cost in µs): where each real system sits on E5's axis."""
     return [(f"{choice['real']} = {model} calibrated", choice["cost_us"])
             for model, choice in choices(results).items()]
 
 
-# ---- the report ------------------------------------------------------------------------------
-
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
-    E1 claims judge the calibrated models on their 'model' side by the same criteria; and {base
-    in them: the calibrated run's own base}."""
+    E1 claims judge them by the same criteria; and {base in them: the calibrated run's own}."""
     runs, own = {}, {}
     for run_id, run in results.runs.items():
         server = run.get("server")
@@ -116,20 +105,15 @@ def no_surer(claim):
 
 
 def match(results, m, r, key):
-    """(the calibrated model's figure, the real system's, their ratio block by block, an
-    Interval) of one target (m, r: their E1b bases); key None: server CPU per request."""
+    """(m's figure, r's, their ratio block by block); key None: server CPU per request."""
     if key:
         return results.figure(m, key), results.figure(r, key), results.ratio([m, r], key)
     return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
             results.per_request_ratio([m, r]))
 
 
-TARGET_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**"}
-
-
 def target_list(results):
-    """[(target, m, r, ratio, verdict, cause, bases)] of every calibrated model at every
-    concurrency."""
+    """[(target, measured, verdict, cause, bases)] of every calibrated model and concurrency."""
     rows = []
     for model, real in [*zip(SIDES["model"], SIDES["real"]),
                         (CLUSTERS["model"][1], CLUSTERS["real"][1])]:
@@ -151,15 +135,8 @@ def target_list(results):
     return rows
 
 
-def targets(results):
-    """[(target, measured, verdict, cause)] for the report's table."""
-    return [(name, measured, TARGET_WORDS.get(verdict, verdict), cause)
-            for name, measured, verdict, cause, _ in target_list(results)]
-
-
 def undecided(results):
-    """The targets whose interval straddles a bound (the calibrated claims are claims), ranked
-    after the claims for more blocks."""
+    """The targets whose interval straddles a bound, ranked after the claims for more blocks."""
     return [(name, bases, 1) for name, _, verdict, _, bases in target_list(results)
             if verdict == INCONCLUSIVE]
 
@@ -175,11 +152,10 @@ def section(results):
         f"## {TITLE}", "",
         "A model's cost at a concurrency is what it lacks there: the real system's server CPU "
         "per /html request in E1b's blocks before the calibrated models joined less the native "
-        "model's (warm servers, medians). One cost per "
-        "model, the median of the three, burnt as CPU on the thread that serves each page "
-        "(`--cpu-per-request-us`, a point on E5's axis); the async cluster takes async's. The "
-        f"calibrated models then joined E1b's blocks from block {e1b.JOINS}, and E1a's (their "
-        "columns *calibrated*).",
+        "model's (warm servers, medians). One cost per model, the median of the three, burnt as "
+        "CPU on the thread that serves each page (`--cpu-per-request-us`, a point on E5's axis); "
+        "the async cluster takes async's. The calibrated models then joined E1b's blocks from "
+        f"block {e1b.JOINS}, and E1a's (their columns *calibrated*).",
         "",
         table(["model ↔ real system"] + [f"lacks at -c {c} (ms)" for c in e1b.CONCURRENCIES]
               + ["chosen cost"], rows), "",
@@ -187,7 +163,8 @@ def section(results):
         "against ×0.8–×1.25 (**inconclusive**: the interval straddles a bound); a miss names "
         "what was measured on both sides:", "",
         table(["target", "measured", "verdict", "measured cause"],
-              [list(t) for t in targets(results)]), "",
+              [[name, measured, TARGET_WORDS.get(verdict, verdict), cause]
+               for name, measured, verdict, cause, _ in target_list(results)]), "",
     ])
 
 

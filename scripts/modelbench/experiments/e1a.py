@@ -1,6 +1,6 @@
-"""E1a: the /html workload N times in one process, no HTTP, timed like `time` (real from the
-start to the exit, user and sys from the process's rusage): PHP's CLI loop, Node.js's loop on its
-pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with mysql 9.771 s."""
+"""E1a: the /html workload N times in one process, no HTTP, timed like `time`: PHP's CLI loop,
+Node.js's loop on its pool, the models' --standalone. The post: PHP 7.410 s real, Node.js with
+mysql 9.771 s."""
 
 import re
 
@@ -19,8 +19,8 @@ TITLE = "E1a — the /html workload in one process, no HTTP"
 IN_DEFAULT = True
 ITERATIONS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
 SIMILAR_LOW, SIMILAR_HIGH = 0.8, 1.25
-# Node.js with the mysql driver, the one the real system runs, took 9.771 s to PHP's 7.410 s;
-# "about the same" around that ratio.
+# Node.js with mysql, the real system's driver, took 9.771 s to PHP's 7.410 s: "about the same"
+# around that ratio.
 POST_RATIO = 9.771 / 7.410
 LOW, HIGH = POST_RATIO * SIMILAR_LOW, POST_RATIO * SIMILAR_HIGH
 
@@ -36,8 +36,7 @@ def group(ctx, server, optional=False):
 
 
 def plan(ctx):
-    """Each block runs every system's loop once, in a random order; the calibrated models' loops
-    too, with the cost E1b's first blocks chose (E1b runs first)."""
+    """The calibrated models' loops with the cost E1b's first blocks chose (E1b runs first)."""
     native = ctx.mysql_native()
     return [part(ctx, [group(ctx, s, optional=s in native) for s in
                        ctx.servers(needs="standalone") + native + ctx.calibrated_servers()])]
@@ -78,10 +77,9 @@ def section(results):
         f"## {TITLE}", "",
         f"The /html workload (two queries, both tables rendered) {n:.0f} times in one process, "
         "timed like `time`: real from the start to the exit, user and sys from the process's "
-        "rusage; every block runs each loop once, in a random order, and the figures are "
-        "medians over the blocks. PHP opens a new connection per iteration, as the page does; "
-        "Node.js fires "
-        "each iteration's two queries at once on its pool; the models do as their servers. "
+        "rusage; every block runs each loop once, in a random order, and the figures are medians "
+        "over the blocks. PHP opens a new connection per iteration, as the page does; Node.js "
+        "fires each iteration's two queries at once on its pool; the models do as their servers. "
         f"Commands (paths shortened): {commands}.", "",
         table([""] + [results.label(k) for k in keys] + ["post: PHP", "post: Node.js + mysql"],
               rows), "",
@@ -89,7 +87,7 @@ def section(results):
 
 
 def own_ms(r, b, n):
-    """Own CPU (user and sys, medians over the blocks) per iteration, in ms, of n iterations."""
+    """Own CPU (user and sys, medians over the blocks) per iteration in ms."""
     return 1000 * (r.figure(b, "user_s") + r.figure(b, "sys_s")) / n
 
 

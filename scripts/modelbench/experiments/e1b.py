@@ -1,22 +1,19 @@
-"""E1b: /html under ab at -c 1, 20 and 200 on every system and the cluster variants (the
-follow-up the post proposed: Node.js with node:cluster, the async model with a worker per core),
-and the calibrated models once blocks 1 and 2 have given them their cost: the models in one
-part, the real systems and the calibrated models in another. Every server of a part is up for
-the whole part, and its blocks run every server at each concurrency in turn, short runs seconds
-apart, the concurrencies' order reversed every other block: a ratio between two servers, or
-between two concurrencies of one, is taken within a block. Each server is warmed up at a
-concurrency before its first run there and led in before the others: the posts measured
-servers that had been running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at
--c 20 and -c 200, Node.js 119 and 114."""
+"""E1b: /html under ab at -c 1, 20 and 200 on every system, the cluster variants (the follow-up
+the post proposed) and the calibrated models: the models in one part, the real systems and the
+calibrated models in another. A part's blocks run every server at each concurrency in turn,
+seconds apart, the order of the concurrencies reversed every other block, so a ratio is taken
+within a block. Servers are warmed up and led in: the posts measured servers that had been
+running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200,
+Node.js 119 and 114."""
 
 import itertools
 
 from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (CLUSTERS, SIDES, causes, cpu_per_request, figures,
-                                         keys_with, machine_split, ms, not_runnable, part,
-                                         run_table, style)
+from modelbench.experiments.base import (BLOCKS, CLUSTERS, SIDES, causes, cpu_per_request,
+                                         figures, keys_with, machine_split, ms, not_runnable,
+                                         part, run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import Results, client_text
 from modelbench.report.runtable import load_rows, pair_cpu_row, pair_derived_row, pair_row
@@ -29,18 +26,16 @@ KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
 IN_DEFAULT = True
 CONCURRENCIES = (1, 20, 200)
-# A measured run lasts this long (ab's -n from its lead-in's rate; why: docs/experiments.md, "How
-# every run is made").
+# A run's seconds (ab's -n from its lead-in's rate; why: docs/experiments.md, "How every run is
+# made").
 SECONDS = {"smoke": 1, "default": 1, "standard": 2, "full": 5}
-# The models' part; the real systems' has a block more, as the calibrated models join it at block
-# JOINS, once blocks 1 and 2 have given them their cost: one block's gave blocking 660 µs and
+# The models' part has BLOCKS; the real systems' a block more, as the calibrated models join it at
+# block JOINS, once blocks 1 and 2 have given them their cost: one block's gave blocking 660 µs and
 # 555 µs in two default runs an hour apart (2026-12-06), enough to move "E1b cores" across its
 # bound for the calibrated models.
-BLOCKS = {"smoke": 1, "default": 4, "standard": 9, "full": 9}
 REAL_BLOCKS = {"smoke": 3, "default": 5, "standard": 9, "full": 9}
 JOINS = 3
-# The post's counts (-n 2000 at -c 20, -n 20000 at -c 200; -c 1 not given): --posts-counts and
-# --full.
+# The post's counts (-c 1 not given): --posts-counts and --full.
 POSTS_N = {1: 1000, 20: 2000, 200: 20000}
 FLAT_LOW, FLAT_HIGH = 0.75, 1.33  # "roughly flat": within -25 % / +33 % of the -c 20 rate
 LATENCY_GROWTH = 2.0  # mean latency at -c 200 at least twice that at -c 20
@@ -61,8 +56,8 @@ def load(ctx, c):
 
 
 def concurrencies(ctx, server):
-    """A cluster's -c 1 only beyond the default: one client keeps one worker busy at a time, no
-    claim reads it, and its runs took about 20 s of the default's ten minutes."""
+    """A cluster's -c 1 only beyond the default: one client keeps one worker busy, no claim
+    reads it, and its runs took about 20 s of the default's ten minutes."""
     return CONCURRENCIES[1:] if server.cluster and ctx.size == "default" else CONCURRENCIES
 
 
@@ -74,9 +69,8 @@ def group(ctx, server, optional=False, joins=1):
 
 def choose(records, model):
     """A calibrated model's cost (experiments.calibration) from the records made before its first
-    calibrated run (all when it is about to run, the same ones after): {real, lacks_ms: {c: the
-    real system's server CPU per request less the model's}, cost_us}; FlagsUnavailable without
-    a run of the model and its real system at one concurrency."""
+    calibrated run (the same before it and after): {real, lacks_ms: {c: the real system's server
+    CPU per request less the model's}, cost_us}; FlagsUnavailable without both at one c."""
     real = systems.get(model).stands_for
     before = Results("", {r["id"]: r for r in itertools.takewhile(
         lambda r: not (r.get("calibrated") and r["system"] == model), records)})
@@ -92,18 +86,16 @@ def choose(records, model):
 
 
 def run_flags(server):
-    """A calibrated server's flags, of the records the engine made before it starts; none else."""
+    """A calibrated server's flags, of the records made before it starts; none else."""
     model = server.system.name
     return (lambda records: ("--cpu-per-request-us", str(choose(records, model)["cost_us"]))) \
         if server.calibrated else ()
 
 
 def plan(ctx):
-    """Two parts, so that a block is short and the runs a claim compares are close in time: the
-    models (the claims' model side), then the real systems with the calibrated models beside
-    them from block JOINS (their cost is the real systems' CPU per request in the blocks before
-    less the native models': choose), the calibrated cluster beyond the default
-    only: the default's ten minutes have no room for it."""
+    """Two parts, so that a block is short and the runs a claim compares are close in time; the
+    calibrated models join the real systems' at block JOINS (choose), the calibrated cluster
+    beyond the default only: the default's ten minutes have no room for it."""
     servers = ctx.servers(clusters=True, needs="/html")
     models = [group(ctx, s) for s in servers if not s.real]
     real = [group(ctx, s) for s in servers if s.real]
@@ -136,14 +128,13 @@ def section(results):
     return "\n".join([
         f"## {TITLE}", "",
         f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
-        "server, each real system beside the model that stands for it, all of them up at once "
-        "and run in blocks: each block runs every server at -c 1, 20 and 200 in turn, the "
-        "servers of a concurrency in a random order, seconds apart; every server warmed up at a "
-        "concurrency before its first run there and led in before the others (section Warm-ups). "
-        "Figures are medians over the blocks; the interval of the rate is the 95 % interval of "
-        "its blocks. The cluster columns are the follow-up the post "
-        "proposed: Node.js with `node:cluster` and the async model with `--workers 0`, one "
-        f"worker per core ({results.cores} here).", "",
+        "server, each real system beside the model that stands for it, all of them up at once and "
+        "run in blocks: each block runs every server at -c 1, 20 and 200 in turn, the servers of "
+        "a concurrency in a random order, seconds apart; every server warmed up at a concurrency "
+        "before its first run there and led in before the others (section Warm-ups). Figures are "
+        "medians over the blocks; the interval of the rate is the 95 % interval of its blocks. "
+        "The cluster columns are the follow-up the post proposed: Node.js with `node:cluster` and "
+        f"the async model with `--workers 0`, one worker per core ({results.cores} here).", "",
     ] + parts + [
         "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
         "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "", post, "",
@@ -151,8 +142,6 @@ def section(results):
         "![e1b-latency.png](e1b-latency.png)", "",
     ])
 
-
-# ---- the claims ------------------------------------------------------------------------------
 
 def cores_claim(r):
     def side(blocking_like, async_like):
@@ -254,9 +243,8 @@ def faster_claims(r):
         return ratio_side(
             r, b, a, "requests_per_s", lambda interval: at_least(interval, threshold),
             lambda interval: f"-c 20: {blocking_like} ÷ {async_like} within each block "
-            f"{interval_text(interval, prefix='×')} (medians "
-            f"{fmt(r.figure(b, 'requests_per_s'))} and {fmt(r.figure(a, 'requests_per_s'))} "
-            "req/s)",
+            f"{interval_text(interval, prefix='×')} (medians {fmt(r.figure(b, 'requests_per_s'))} "
+            f"and {fmt(r.figure(a, 'requests_per_s'))} req/s)",
             lambda: f"{blocking_like}: {cpu_per_request(r, b)}, {machine_split(r, b)}; "
             f"{async_like}: {cpu_per_request(r, a)}, {machine_split(r, a)}.")
 

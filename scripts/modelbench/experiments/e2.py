@@ -1,14 +1,9 @@
-"""E2: hello world, `ab -c 200` against /hello. First every system directly, with the servers'
-listen queue (511) and with the posts' (128: Linux capped every queue at net.core.somaxconn =
-128 before 5.4); then as the post ran it, through nginx: PHP-FPM on a TCP port (and on a unix
-socket, at -c 200 and -c 100, with FPM's listen.backlog at the post's 128 and at 511), Node.js,
-Express, the models, and nginx's own /hello, every listen queue at 128. The post: PHP-FPM 5042
-req/s, Node.js 5356, Express 3529, no failures, the longest request about 3.2–3.7 s in every
-run (a SYN sent again after the listen queue overflowed); PHP-FPM on a unix socket answered more
-than half the requests non-200 at -c 200, none at -c 100. The kernel's counters
-(ListenOverflows, ListenDrops, TCPSynRetrans) are read around every run. Each part's servers are
-up together and run in blocks; failures are judged as a rate per request over all the side's
-runs, a stall as the side's longest request per run."""
+"""E2: hello world, `ab -c 200` against /hello: every system directly, with the servers' listen
+queue (511) and with the posts' (128: Linux capped every queue at net.core.somaxconn = 128 before
+5.4); then as the post ran it, through nginx (BEHIND_NGINX), every listen queue at 128. The post:
+PHP-FPM 5042 req/s, Node.js 5356, Express 3529, no failures, the longest request about 3.2–3.7 s
+in every run (a SYN sent again after the listen queue overflowed); PHP-FPM on a unix socket
+answered more than half the requests non-200 at -c 200, none at -c 100."""
 
 from dataclasses import replace
 
@@ -28,9 +23,9 @@ TITLE = "E2 — hello world"
 IN_DEFAULT = True
 REQUESTS = {"smoke": 2000, "default": 50000, "standard": 50000, "full": 100000}
 SECONDS = {"default": 2}  # the default's are cut at 2 s: why, docs/experiments.md "E2's runs"
-# Failures are a rate over every request of the side's runs, a stall the side's longest request
-# in each run: two blocks decide them where they stand far from their bounds; the rates compared
-# through nginx get more blocks while undecided.
+# Failures (a rate over every request of the side's runs) and stalls (its longest request in each
+# run): two blocks decide them, far from their bounds; the rates compared through nginx get more
+# blocks while undecided.
 BLOCKS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
 NGINX_REQUESTS = {"smoke": 1000, "default": 20000, "standard": 20000, "full": 100000}
 # Through nginx, as the post: (key, system, flags of its own, behind nginx, concurrencies).
@@ -50,6 +45,10 @@ SERVERS_BACKLOG = 511
 # waited for a retransmit took 0.5 s or more, the bound halfway on a log scale.
 RETRANSMIT_MS = 1000
 STALL_MS = 500
+NO_FAILURES_CRITERION = ("failed and non-2xx requests of all the side's runs at most one in "
+                         f"{1 / NO_FAILURES:,.0f}")
+STALL_CRITERION = (f"the side's longest request in each run ≥ {STALL_MS} ms (it waited for a SYN "
+                   f"retransmit, {RETRANSMIT_MS} ms)")
 SIMILAR = 1.25  # "about as fast": within ×0.8–×1.25
 EXPRESS_BELOW = 0.85
 # PHP-FPM on a unix socket "answered more than half not 200 OK at -c 200, all OK at -c 100".
@@ -74,13 +73,10 @@ def plan(ctx):
     load = Load("ab", "/hello", 200, n=REQUESTS[ctx.size], seconds=SECONDS.get(ctx.size, 0))
     record = {"somaxconn": somaxconn()}
     posts = ("--backlog", str(POSTS_BACKLOG))
-    direct = []
-    for s in ctx.servers(needs="/hello"):
-        direct += [Group([Run(base(s.key), f"E2 {s.key}: {load.text()}", KEY, s, load,
-                              record=record)]),
-                   Group([Run(base(s.key, POSTS_BACKLOG), f"E2 {s.key} --backlog "
-                              f"{POSTS_BACKLOG}: {load.text()}", KEY, s, load, flags=posts,
-                              record=record)])]
+    direct = [Group([Run(base(s.key, backlog), f"E2 {s.key}{' '.join(('', *flags))}: "
+                         f"{load.text()}", KEY, s, load, flags=flags, record=record)])
+              for s in ctx.servers(needs="/hello") for backlog, flags in ((None, ()),
+                                                                          (POSTS_BACKLOG, posts))]
     behind = []
     for key, system, own, front, concurrencies in BEHIND_NGINX:
         if ctx.has(system):
@@ -161,7 +157,7 @@ def nginx_section(results):
 
 def nginx_claims(r):
     def compared(numerator, denominator, judge, names=None):
-        """numerator's requests/s over denominator's through nginx; names: theirs in the text."""
+        """Requests/s through nginx; names: theirs in the text."""
         a, b = nginx_base(numerator), nginx_base(denominator)
         n, d = names or (numerator, denominator)
         return ratio_side(r, a, b, "requests_per_s", judge,
@@ -207,21 +203,17 @@ def nginx_claims(r):
               f"{MORE_THAN_HALF:.0%}; at -c 100, and with 511 at -c 200, at most one in "
               f"{1 / NO_FAILURES:,.0f}", socket, no_model),
         Claim("E2n no failures", "Through nginx over TCP, no failed requests (E2)",
-              f"failed and non-2xx requests of all the side's runs at most one in "
-              f"{1 / NO_FAILURES:,.0f}",
-              failures_side(r, NGINX_REAL, nginx_base), failures_side(r, NGINX_MODELS, nginx_base)),
+              NO_FAILURES_CRITERION, failures_side(r, NGINX_REAL, nginx_base),
+              failures_side(r, NGINX_MODELS, nginx_base)),
         Claim("E2n 3-s requests", "Through nginx, the longest request takes about 3 s (E2: "
-              "3.2–3.7 s in every run)",
-              f"the side's longest request in each run ≥ {STALL_MS} ms (it waited for a SYN "
-              f"retransmit, {RETRANSMIT_MS} ms)",
+              "3.2–3.7 s in every run)", STALL_CRITERION,
               slow_side(r, NGINX_REAL, nginx_base, POSTS_BACKLOG),
               slow_side(r, NGINX_MODELS, nginx_base, POSTS_BACKLOG)),
     ]
 
 
 def failures_side(r, names, base_of):
-    """Failed and non-2xx requests over every request of the side's runs (base_of(name) of
-    each): a rate, at most NO_FAILURES."""
+    """Failed and non-2xx requests over every request of the side's runs: at most NO_FAILURES."""
     bases = [base_of(s) for s in names]
     failed = r.rate(bases, lambda f: (f.get("failed") or 0) + (f.get("non2xx") or 0))
     if failed is None or not all(r.ok(b) for b in bases):
@@ -238,15 +230,14 @@ def failures_side(r, names, base_of):
 
 
 def pooled(r, bases, key):
-    """The Interval of a figure over the runs of all the bases (each run a value)."""
+    """The Interval of a figure over the runs of all the bases."""
     runs = [run for b in bases for run in r.blocks(b).values()]
     return statistics.of_blocks([run["figures"].get(key) for run in runs], unit="runs")
 
 
 def slow_side(r, names, base_of, queue, overflowed=False):
-    """The side's longest request in each run at least a SYN retransmit's second (and, with
-    overflowed, its listen queue overflowing in each run); queue: its listen queue, for the
-    cause."""
+    """The side's longest request in each run at least STALL_MS (and, with overflowed, its listen
+    queue overflowing in each run); queue: its listen queue, for the cause."""
     bases = [base_of(s) for s in names]
     longest = pooled(r, bases, "max_ms")
     if longest is None or not all(r.ok(b) for b in bases):
@@ -288,13 +279,10 @@ def claims(r):
                   "the listen queue overflowed (E2: 3.2–3.7 s)")
     return [
         Claim("E2 no failures", "Hello world at -c 200: no failed requests (E2)",
-              f"failed and non-2xx requests of all the side's runs at most one in "
-              f"{1 / NO_FAILURES:,.0f}",
-              failures_side(r, SIDES["real"], base), failures_side(r, SIDES["model"], base)),
+              NO_FAILURES_CRITERION, failures_side(r, SIDES["real"], base),
+              failures_side(r, SIDES["model"], base)),
         Claim("E2 3-s requests", retransmit + f", with the servers' listen queue "
-              f"({SERVERS_BACKLOG}; somaxconn {cap})",
-              f"the side's longest request in each run ≥ {STALL_MS} ms (it waited for a SYN "
-              f"retransmit, {RETRANSMIT_MS} ms)",
+              f"({SERVERS_BACKLOG}; somaxconn {cap})", STALL_CRITERION,
               slow_side(r, SIDES["real"], base, min(SERVERS_BACKLOG, cap)),
               slow_side(r, SIDES["model"], base, min(SERVERS_BACKLOG, cap))),
         Claim(f"E2 3-s requests, backlog {POSTS_BACKLOG}",

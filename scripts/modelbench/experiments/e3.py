@@ -1,12 +1,11 @@
 """E3: `ab -n 1000 -c 5` as its post ran it, Apache with PHP-FPM beside Apache with mod_php and
-the models: against /html (the post's CMS page: appserver.io 30.6 req/s, Apache+PHP-FPM 43.0;
-appserver.io is not runnable here) and /factorial (n! for a random n in 10..40, so the length of
-the body varies), then the same with `-l`. ab takes the first response's length as the
-reference and counts every other length as "Failed requests (Length)"; the post saw 970 of
-1000. Its verdict is a rate of Length failures over the requests, which one block decides."""
+the models: against /html (the post's CMS page: appserver.io 30.6 req/s, Apache+PHP-FPM 43.0) and
+/factorial, whose body length varies, then the same with `-l`. ab counts every length but the
+first response's as "Failed requests (Length)": the post saw 970 of 1000. One block decides."""
 
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import SIDES, figures, nothing, part, run_table, server_order
+from modelbench.experiments.base import (NO_MORE, SIDES, figures, nothing, part, run_table,
+                                         server_order)
 from modelbench.report.runtable import load_rows
 from modelbench.report.tables import fmt
 from modelbench.report.verdicts import Claim, all_of, at_least, at_most, judged, needs
@@ -16,7 +15,6 @@ TITLE = "E3 — /factorial and ab's Length failures"
 IN_DEFAULT = True
 REQUESTS = {"smoke": 200, "default": 1000, "standard": 1000, "full": 1000}
 BLOCKS = {"smoke": 1, "default": 1, "standard": 3, "full": 3}
-MORE = {"smoke": 0, "default": 0, "standard": 0, "full": 0}
 # "970 of 1000 failed (Length)": most of the answers; with -l none, which 1,000 requests bound
 # at one in a hundred.
 MOST, NONE = 0.5, 0.01
@@ -48,13 +46,12 @@ def plan(ctx):
         # Not warmed up: the verdict is a count of lengths, which a cold server answers alike,
         # and the warm-up cost up to 15 s (Apache forked to 29 children under /factorial at
         # -c 5). The /html rate run is warmed.
-        runs = [Run(base(s.key), f"E3 {s.key}: {plain.text()}", KEY, s, plain, warm=False),
-                Run(base(s.key, True), f"E3 {s.key}: {variable.text()}", KEY, s, variable,
-                    warm=False)]
+        runs = [Run(base(s.key, with_l), f"E3 {s.key}: {load.text()}", KEY, s, load, warm=False)
+                for with_l, load in ((False, plain), (True, variable))]
         if s.system.name != "node" and ctx.size in PAGE_SIZES:
             runs.append(Run(page_base(s.key), f"E3 {s.key}: {page.text()}", KEY, s, page))
         groups.append(Group(runs))
-    return [part(ctx, groups, BLOCKS, MORE)]
+    return [part(ctx, groups, BLOCKS, NO_MORE)]
 
 
 def bases(results):

@@ -1,11 +1,7 @@
-"""E4: the deferred task and /json under siege. /tasks?delay_ms= logs task one, schedules task
-two after the delay (a timer on the async side, a sleep of the worker on the blocking side) and
-answers with task three: the order of three log lines, one block. Then `siege -c 500 -d 1` and
-`-c 1000 -d 1` against /json (the post: about 990 trans/s for both at 500 users; at 1000,
-Node.js 1437 and PHP+Apache 1990 trans/s, siege concurrency 281 against 5.6). The four servers
-are up together and their crowds run in blocks: each block runs all four at 500 users, then at
-1000 (the other way round in the next block), each warmed up with ab before its first crowd and
-led in before the others."""
+"""E4: the deferred task (/tasks?delay_ms=: the order of three log lines, one block) and /json
+under `siege -c 500 -d 1` and `-c 1000 -d 1` (the post: about 990 trans/s for both at 500 users;
+at 1000, Node.js 1437 and PHP+Apache 1990 trans/s, siege concurrency 281 against 5.6), the four
+servers' crowds in blocks."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import (NO_FAILURES, SIDES, cpu_per_request, figures,
@@ -59,10 +55,9 @@ def section(results):
             parts += [f"**{key}**: the demo failed: {results.record(b).get('cause')}", ""]
             continue
         after = results.values(b, "task_two_after_response")
-        parts += [f"**{key}** — response after "
-                  f"{statistics.every(results.values(b, 'response_ms')).text(0, suffix=' ms')}"
-                  "; task two "
-                  f"logged after the response arrived in {sum(after)} of {len(after)} runs:",
+        response = statistics.every(results.values(b, "response_ms")).text(0, suffix=" ms")
+        parts += [f"**{key}** — response after {response}; task two logged after the response "
+                  f"arrived in {sum(after)} of {len(after)} runs:",
                   "", "```"] + results.record(b)["timeline"] + ["```", ""]
     if parts:
         delay = next((results.figure(tasks_base(k), "delay_ms") for k in
@@ -149,17 +144,15 @@ def siege_claims(r):
                       cause, rate, (b, a))
 
     def crowd_side(blocking_like, async_like, key, threshold):
-        """The rate: the blocking side's over the async side's; the concurrency: the async
-        side's over the blocking side's."""
+        """The rate: blocking ÷ async; the concurrency: async ÷ blocking."""
         b, a = siege_base(blocking_like, 1000), siege_base(async_like, 1000)
         unit = "trans/s" if key == "requests_per_s" else "siege concurrency"
         first, second = (b, a) if key == "requests_per_s" else (a, b)
         return ratio_side(
             r, first, second, key, lambda interval: at_least(interval, threshold),
             lambda interval: f"{'blocking ÷ async' if first == b else 'async ÷ blocking'} side "
-            f"within each block {interval_text(interval, prefix='×')} (medians: "
-            f"{blocking_like} {fmt(r.figure(b, key))}, {async_like} {fmt(r.figure(a, key))} "
-            f"{unit})",
+            f"within each block {interval_text(interval, prefix='×')} (medians: {blocking_like} "
+            f"{fmt(r.figure(b, key))}, {async_like} {fmt(r.figure(a, key))} {unit})",
             lambda: "; ".join(
                 f"{name}: {fmt(r.figure(x, 'requests_per_s'))} trans/s, mean "
                 f"{ms(r.figure(x, 'mean_ms'), 0)}, {cpu_per_request(r, x)}, {machine_split(r, x)}"

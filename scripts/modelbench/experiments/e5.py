@@ -1,16 +1,9 @@
 """E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on the
 thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the blocking
-model (a thread per connection, and Apache's prefork lifecycle), the async model (one event loop)
-and the async cluster (a loop per core).
-
-The single event loop spends every request's cost on its one thread, so it serves at most one
-second's worth of costs per second; the blocking model spends it on many threads over every core,
-and the cluster on a loop per core. Where the blocking model overtakes the single loop, and where
-the cluster stops keeping up with the blocking model, are read from the measured points: the cost at
-which the blocking model's requests/s over the other's reaches ×1, taken at each cost as the median
-over the blocks of the ratio within a block, its logarithm interpolated linearly between the two
-measured costs around it (so that it falls where the lines cross on the plot's log scale). A part
-per cost: its four servers are up together and compared in blocks."""
+model (also with Apache's prefork lifecycle), the async model and the async cluster. The single
+event loop serves at most one second's worth of costs per second; the blocking model spends them
+on many threads over every core, the cluster on a loop per core. A crossover is read from the
+measured points (crossing, ratios). A part per cost: its four servers compared in blocks."""
 
 import math
 import os
@@ -18,7 +11,7 @@ import re
 
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import nothing, part
+from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, nothing, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.statistics import median
 from modelbench.report.tables import fmt, interval_cell, table
@@ -41,9 +34,6 @@ SIZES = {"smoke": {"costs_us": (0, 1000), "concurrencies": (20,), "seconds": 1},
          "full": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 5}}
 # Each crossover: what it is, its label on the plot, the server the blocking model is compared
 # with, and what it means that the crossover is not within the sweep.
-# No verdict reads the crossover: its blocks are planned, none added.
-BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
-NO_MORE = {size: 0 for size in BLOCKS}
 CROSSOVERS = {"overtake": ("the blocking model overtakes the single event loop",
                            "blocking overtakes async", "async", "the single event loop ahead"),
               "cluster": ("the async cluster stops keeping up with the blocking model",
@@ -63,12 +53,12 @@ def plan(ctx):
                              flags=("--cpu-per-request-us", str(u))) for load in loads])
                   for key, system, cluster, own in SERVERS if ctx.has(system)]
         if groups:
-            parts.append(part(ctx, groups, BLOCKS, NO_MORE))
+            parts.append(part(ctx, groups, SWEEP_BLOCKS, NO_MORE))
     return parts
 
 
 def sweep(results):
-    """{concurrency: sorted costs in µs} of the E5 runs in results."""
+    """{concurrency: sorted costs in µs} of the E5 runs."""
     found = {}
     for base in results.by_base:
         match = RUN.match(base)
@@ -87,8 +77,9 @@ def label(results, key):
 
 
 def crossing(costs, ratios):
-    """The cost where the ratio first reaches 1 from below (as the module's head says); the first
-    cost when it is there from the start; None when it stays below 1 over the sweep."""
+    """The cost where the ratio first reaches 1 from below, its logarithm interpolated linearly
+    between the measured costs around it (where the lines cross on the plot's log scale); the
+    first cost when it is there from the start; None when it stays below 1 over the sweep."""
     points = [(u, math.log(r)) for u, r in zip(costs, ratios) if r]
     if not points:
         return None
@@ -111,8 +102,7 @@ def ratios(results, c, costs, other, block=None):
 
 
 def crossovers(results):
-    """{(crossover, concurrency): cost in ms, or None when not within the sweep} for each
-    crossover whose runs are there."""
+    """{(crossover, concurrency): cost in ms, or None when not within the sweep}."""
     out = {}
     for c, costs in sweep(results).items():
         for name, (_, _, other, _) in CROSSOVERS.items():
@@ -163,8 +153,7 @@ def rate_rows(results, c, costs):
 
 
 def prefork_rows(results, c, costs):
-    """What a thread per connection costs against prefork's reused threads: at cost 0 and at
-    the measured cost nearest the point where the blocking model overtakes the single loop."""
+    """Blocking against prefork, at cost 0 and at the measured cost nearest the overtake."""
     overtake = crossing(costs, ratios(results, c, costs, "async"))
     nearest = None if overtake is None else min(costs, key=lambda u: abs(u - overtake))
     rows = []
@@ -201,13 +190,12 @@ def section(results):
             if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
     return "\n".join([
         "## E5 — the crossover: requests/s against the CPU each request costs", "",
-        f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and "
-        "warmed up at each concurrency, while every request costs the thread that serves it "
+        f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and warmed "
+        "up at each concurrency, while every request costs the thread that serves it "
         "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "
         "loop spends it on its one thread, the blocking model on the thread of the connection, "
-        "the cluster on the loop of the worker. Requests/s are medians over the blocks; a "
-        "ratio is taken within each block, its estimate shown with its 95 % interval. A "
-        "crossover is "
+        "the cluster on the loop of the worker. Requests/s are medians over the blocks; a ratio "
+        "is taken within each block, its estimate shown with its 95 % interval. A crossover is "
         "the cost at which the ratio reaches ×1, its logarithm interpolated linearly between the "
         "measured costs around it, where the lines cross on the plot (from the median ratios; "
         "each block's own crossover after it).", "",
@@ -222,11 +210,8 @@ def section(results):
     ])
 
 
-# ---- the plot --------------------------------------------------------------------------------
-
 def position(costs, u):
-    """Where cost u falls on the plot's x axis, whose measured costs are evenly spaced: the
-    index of its interval plus the fraction of it; None outside the sweep."""
+    """Where cost u falls on the plot's x axis, the measured costs evenly spaced; None outside."""
     for i, (low, high) in enumerate(zip(costs, costs[1:])):
         if low <= u <= high:
             return i + (u - low) / (high - low)
@@ -234,8 +219,7 @@ def position(costs, u):
 
 
 def plots(results):
-    """e5-crossover.png, a panel per concurrency, the measured costs evenly spaced; the
-    crossovers and the calibrated costs (where each real system sits) as vertical lines."""
+    """A panel per concurrency; the crossovers and the calibrated costs as vertical lines."""
     swept = sweep(results)
     if not swept:
         return []
@@ -262,7 +246,6 @@ def plots(results):
 
 
 def headline(results):
-    """Each crossover's cost in ms (None: not within the sweep)."""
     return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"estimate": None if value is None else
                                                        round(value, 3)}
             for (name, c), value in crossovers(results).items()}

@@ -1,27 +1,11 @@
-"""E6, the database across a network: /html under ab with MariaDB a round trip of 0 to 2 ms away,
-for the blocking server with a connection per request and with persistent connections, the async
-server and its cluster. The posts' setups had the database on the same host; production never
-does, and each model pays for a round trip differently.
-
-The delay comes from delay_proxy (tests/tools/delay_proxy): a TCP proxy between the server and
-MariaDB that holds every segment for half the round trip in each direction and makes a new
-connection pay the handshake (the greeting arrives 2 round trips after connect()). Every run
-gets its own proxy and a server started with `--db-host/--db-port` of the proxy; 0 ms goes
+"""E6, the database across a network: /html under ab with MariaDB a round trip of 0 to 2 ms away
+(delay_proxy, tests/tools/delay_proxy), for the blocking server with a connection per request and
+with persistent connections, the async server and its cluster. The posts' setups had the database
+on the same host; production never does, and each model pays for a round trip differently (MODELS:
+k round trips per request, slots of requests waiting at once), so c clients get at most
+slots / (k d) requests/s, and never more than at 0 ms, where the CPU was the limit. 0 ms goes
 through the proxy too, so the baseline has its costs. (This kernel has no netem qdisc; where
 `tc qdisc ... netem` works it could delay the loopback instead.)
-
-What a /html request pays per round trip d, when the round trips and not the CPU are the limit:
-
-  blocking per-request   connect (2 d: TCP handshake and the server's greeting), authenticate
-                         (1 d), then the two queries one after the other (2 d): 5 d, on the
-                         request's own thread; min(c, 150) threads at once
-  blocking persistent    the two queries: 2 d
-  async                  both queries at once on two pool connections: 1 d, but the pool has
-                         10 connections per worker, so 5 requests per worker are in flight
-
-so a closed loop of c clients gets at most slots / (k d) requests/s (slots: threads, or pool
-connections ÷ 2 for async; k: round trips per request), and never more than it got at 0 ms,
-where the CPU was the limit. The report compares that bound with what was measured.
 """
 
 import contextlib
@@ -34,7 +18,7 @@ from dataclasses import dataclass
 
 from modelbench.engine.server import TargetError
 from modelbench.engine.plan import Group, Load, Run, Setup
-from modelbench.experiments.base import nothing, part
+from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, nothing, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.tables import fmt, table
@@ -44,6 +28,9 @@ TITLE = "E6 — the database across a network"
 IN_DEFAULT = False
 DELAYS_MS = (0, 0.2, 0.5, 1, 2)
 CONCURRENCIES = (20, 200)
+PROXY_READY_S = 10.0
+PLOT = "e6-database-latency.png"
+COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
 SIZES = {"smoke": {"delays_ms": (0, 2), "seconds": 1},
          "default": {"delays_ms": DELAYS_MS, "seconds": 2},
          "standard": {"delays_ms": DELAYS_MS, "seconds": 2},
@@ -62,9 +49,8 @@ def pool_pairs(c, status):
 
 @dataclass(frozen=True)
 class Model:
-    """A server of E6: its name (run ids), label, system, cluster mode and flags, and what one
-    /html request pays: k round trips, and how many requests can wait on them at once
-    (slots(c, its /status documents after a run): the threads, or two pool connections each)."""
+    """A server of E6 and what one /html request pays: round_trips (k), and slots(c, its /status
+    documents after a run): how many requests can wait on them at once."""
 
     name: str
     label: str
@@ -93,14 +79,8 @@ def base_id(model, c, delay):
     return f"e6-{model.name}-c{c}-rtt{delay:g}"
 
 
-# No verdict reads E6: its blocks are planned, none added.
-BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}
-NO_MORE = {size: 0 for size in BLOCKS}
-
-
 def plan(ctx):
-    """A part per delay, a group per model: its own proxy and server, the concurrencies in
-    turn."""
+    """A part per delay, a group per model: its own proxy and server, the concurrencies in turn."""
     size = SIZES[ctx.size]
     loads = [Load("ab", "/html", c, seconds=size["seconds"]) for c in CONCURRENCIES]
     parts = []
@@ -114,13 +94,8 @@ def plan(ctx):
                         delayed_database(checkout, d, prefix))
                   for model in MODELS if ctx.has(model.system)]
         if groups:
-            parts.append(part(ctx, groups, BLOCKS, NO_MORE))
+            parts.append(part(ctx, groups, SWEEP_BLOCKS, NO_MORE))
     return parts
-
-
-# ---- the delaying proxy of a run -------------------------------------------------------------
-
-PROXY_READY_S = 10.0
 
 
 class ProxyError(TargetError):
@@ -129,11 +104,8 @@ class ProxyError(TargetError):
 
 @contextlib.contextmanager
 def delayed_database(checkout, rtt_ms, log_prefix):
-    """delay_proxy in front of the database for the block: yields the Setup whose flags point
-    a server at it. Its output (the ready line, its totals when it stops) goes to
-    LOG_PREFIX.proxy.log."""
-    # Where the servers find MariaDB when no flag says otherwise: the private one (scripts/lib/
-    # cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it).
+    """delay_proxy in front of the database for the block, logging to LOG_PREFIX.proxy.log."""
+    # The private MariaDB (scripts/lib/cli.sh exports MYSQL_TCP_PORT when DB_PORT moved it).
     database = (f"{os.environ.get('MYSQL_HOST', '127.0.0.1')}:"
                 f"{os.environ.get('MYSQL_TCP_PORT', '3307')}")
     command = [checkout.binary("delay_proxy"), "--target", database, "--listen", "127.0.0.1:0",
@@ -163,25 +135,21 @@ def delayed_database(checkout, rtt_ms, log_prefix):
             log.write(rest)
 
 
-# ---- the report ------------------------------------------------------------------------------
-
 def bound(slots, model, delay, rate_at_zero):
-    """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured; None
-    when 0 ms was not measured."""
+    """The requests/s the round trips allow (slots ÷ (k d)), capped by what 0 ms measured."""
     return rate_at_zero if rate_at_zero is None or delay == 0 else \
         min(rate_at_zero, 1000 * slots / (model.round_trips * delay))
 
 
 def latency_per_rtt(results, model, c, delays):
-    """Mean latency added per ms of round trip: the slope of a least-squares line through the
-    medians over the delays (None with fewer than two)."""
+    """Mean latency added per ms of round trip: the least-squares slope through the medians."""
     points = [(d, results.figure(base_id(model, c, d), "mean_ms")) for d in delays]
     points = [(d, ms) for d, ms in points if ms is not None]
     return None if len(points) < 2 else statistics.linear_regression(*zip(*points)).slope
 
 
 def measured(results):
-    """The delays, and the (model, concurrency) pairs, with a run, in table order."""
+    """The delays, and the (model, concurrency) pairs, with a run."""
     delays = [d for d in DELAYS_MS
               if any(results.has(base_id(m, c, d)) for m in MODELS for c in CONCURRENCIES)]
     return delays, [(m, c) for m in MODELS for c in CONCURRENCIES
@@ -246,12 +214,6 @@ def section(results):
 
 def cluster_label(model, cores):
     return f"async cluster ×{cores}" if model.cluster else model.label
-
-
-# ---- the plot --------------------------------------------------------------------------------
-
-PLOT = "e6-database-latency.png"
-COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
 
 
 def plots(results):
