@@ -163,9 +163,6 @@ class Results:
         """The median of who's CPU per request (per_request_ms(who)), or None."""
         return self.figure(base, per_request_ms(who))
 
-    def per_request_interval(self, base, who):
-        return self.interval(base, per_request_ms(who))
-
     def per_request_ratio(self, bases, who="server"):
         """The first base's CPU per request over the second's, block by block: an Interval."""
         return self.ratio(bases, per_request_ms(who))
