@@ -36,14 +36,12 @@ HOST_CHANGED = 25
 
 
 def reader(key):
-    """A figure's reader: key itself when it is one (a callable of a run's figures), else the
-    figure named key."""
+    """key when it is a reader (a callable of a run's figures), else a reader of the figure key."""
     return key if callable(key) else lambda figures: figures.get(key)
 
 
 def per_request_ms(who):
-    """The reader of who's (server, db, client) CPU per request (per iteration of a standalone
-    run) in ms."""
+    """A reader of who's (server, db, client) CPU ms per request (standalone: per iteration)."""
     def read(figures):
         units = figures.get("complete") or figures.get("iterations")
         cpu = figures.get(f"{who}_cpu_s")
@@ -115,8 +113,7 @@ class Results:
         return sorted(set.intersection(*(set(self.blocks(b)) for b in bases)))
 
     def per_block(self, bases, key, combine):
-        """combine(value of each base) in every block where all of them have the figure: a
-        figure compared within a block (its runs were made seconds apart)."""
+        """combine(value of each base) in every block where all of them have the figure."""
         return [v for v, _ in self._per_block(bases, key, combine)[0]]
 
     def _per_block(self, bases, key, combine):
@@ -141,14 +138,12 @@ class Results:
                                     left_out=left_out)
 
     def ratio(self, bases, key):
-        """The first base's figure (key: as values') over the second's, block by block: its
-        Interval, or None."""
+        """The Interval of the first base's figure over the second's, block by block, or None."""
         return self.paired(bases, key, ratio)
 
     def rate(self, bases, events, trials="complete"):
-        """The Interval of a rate: the events over the trials (each a figure's sum, or a
-        callable(figures) -> count) of every successful run of the bases pooled; None without
-        trials."""
+        """The Interval of events over trials (figure names or callables(figures) -> count),
+        pooled over every successful run of the bases; None without trials."""
         def counter(what):
             return what if callable(what) else (lambda f: f.get(what) or 0)
         events, trials = counter(events), counter(trials)
@@ -168,8 +163,7 @@ class Results:
         return self.ratio(bases, per_request_ms(who))
 
     def cpu(self, base, who):
-        """'143 % (72 %)': median CPU of who (server, db, client) in % of one core and of the
-        machine."""
+        """'143 % (72 %)': who's median CPU in % of one core (and of the machine)."""
         core = self.figure(base, f"{who}_cpu_pct_core")
         machine = self.figure(base, f"{who}_cpu_pct_machine")
         return "–" if core is None else f"{core:.0f} % ({machine:.0f} %)"
@@ -182,8 +176,7 @@ class Results:
         return key
 
     def status(self, base):
-        """The /status documents the server gave after base's first successful run ([] when
-        none were kept)."""
+        """The /status documents after base's first successful run that kept them, else []."""
         for run in self.blocks(base).values():
             try:
                 with open(os.path.join(self.directory, "raw", f"{run['id']}.status.json")) as f:

@@ -1,5 +1,5 @@
 """The verdicts: a statistic's interval (report.statistics) against a claim's criterion, a bound
-(`at_least`, `at_most`) or a range (`within`); each claim judged for the real systems and the models.
+(`at_least`, `at_most`) or a range (`within`); a claim is judged for the real systems and models.
 
 An interval entirely on the criterion's side is REPRODUCED, entirely off it NOT_REPRODUCED (with
 its measured cause), across a bound INCONCLUSIVE: the blocks do not tell at its level. There is no
