@@ -14,14 +14,12 @@ MOVED = 0.10
 
 
 def bound(value, digits):
-    """A bound of an interval for JSON: None where there is none (too few values)."""
+    """An interval's bound for JSON: None where there is none."""
     return round(value, digits) if math.isfinite(value) else None
 
 
 def interval_json(interval, digits=4):
-    """An Interval for a program: its estimate, low and high (null: unbounded), the level (0 for
-    a demonstration, which claims none), n and what it counts, the method, and how it moved with
-    the host's speed (null when too few blocks had a probe)."""
+    """An Interval for a program (null bounds: unbounded; null speed: too few blocks probed)."""
     if interval is None:
         return None
     speed = interval.speed
