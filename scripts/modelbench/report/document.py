@@ -115,10 +115,9 @@ def section_runs(results, settings):
             if run.get("status") == "ok" and "other_cpu_pct" in run.get("figures", {})]
     others = [run["figures"]["other_cpu_pct"] for run in kept]
     again = sum(1 for run in results.runs.values() if run.get("attempt", 1) > 1)
-    warm = [run["warmup"] for run in results.runs.values()
-            if run.get("warmup") and not run["warmup"].get("lead_in")]
-    leads = [run["warmup"] for run in results.runs.values()
-             if run.get("warmup") and run["warmup"].get("lead_in")]
+    warmups = [run["warmup"] for run in results.runs.values() if run.get("warmup")]
+    warm = [w for w in warmups if not w.get("lead_in")]
+    leads = [w for w in warmups if w.get("lead_in")]
     unsteady = sum(1 for w in warm if not w["steady"])
     minutes = fmt(settings["run_s"] / 60, 1) if "run_s" in settings else "?"
     return "\n".join([
@@ -164,8 +163,7 @@ def section_runs(results, settings):
 
 
 def status_agreement(kept):
-    """A line on the servers' own /status against /proc: the CPU both counted over each run of a
-    local C++ server ('' when no run had both)."""
+    """A line on the C++ servers' CPU by their own /status against /proc's ('' with neither)."""
     checked = [run["figures"] for run in kept if "status_cpu_agrees" in run["figures"]]
     if not checked:
         return ""
@@ -180,8 +178,7 @@ def status_agreement(kept):
 
 
 def pairs():
-    """(model, real system) of every model and the system it stands for, and of their cluster
-    variants when both have one."""
+    """(model, the real system it stands for), and their cluster variants where both have one."""
     models = [model for model in systems.ALL if model.stands_for]
     return [(model.name, model.stands_for) for model in models] + [
         (f"{model.name}-cluster", f"{model.stands_for}-cluster") for model in models

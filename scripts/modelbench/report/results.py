@@ -96,8 +96,7 @@ class Results:
         return None if run is None else run["figures"].get(key)
 
     def values(self, base, key):
-        """The figure (key: its name, or a reader of a run's figures) in every successful block,
-        in block order (None where it is missing)."""
+        """The figure (key: a name or a reader) in every successful block, None where missing."""
         return [reader(key)(run["figures"]) for run in self.blocks(base).values()]
 
     def figure(self, base, key):

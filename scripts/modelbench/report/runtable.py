@@ -148,8 +148,8 @@ def pair_cpu_row(results, label, model_base, real_base, who, digits=3):
 
 
 def pair_derived_row(label, model, real, digits):
-    """The same for a figure derived within each block (a shape), given as the two sides'
-    Intervals: the ratio is of their estimates, the blocks of the two not being paired."""
+    """The same for two Intervals of a figure derived within each block (a shape): the ratio is
+    of their estimates, their blocks not being paired."""
     if model is None and real is None:
         return []
     ratio = None if model is None or real is None or not real.estimate else \

@@ -123,8 +123,7 @@ def percents(*shares):
 
 
 def sign_test_rank(n, level=LEVEL):
-    """The largest k whose [x(k), x(n+1-k)] covers the median with at least `level`; 0 when
-    none does (n too small)."""
+    """The largest k whose [x(k), x(n+1-k)] covers the median with at least `level`, else 0."""
     best = 0
     for k in range(1, n // 2 + 1):
         if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= level:

@@ -80,8 +80,7 @@ def load(directory):
 
 
 def compare(a, b, name_a="A", name_b="B"):
-    """The text comparing two summaries: verdicts that changed (claim, side, A → B), then every
-    headline figure both have with the ratio B ÷ A, moved ones flagged."""
+    """The verdicts that changed from summary a to b, and the headline figures' ratios B ÷ A."""
     claims_a = {c["key"]: c for c in a["claims"]}
     changed, same = [], 0
     for claim in b["claims"]:

@@ -44,8 +44,7 @@ def about(interval, centre, margin):
 
 
 def all_of(*verdicts):
-    """The verdict of a claim whose criterion has several parts: not reproduced when any part
-    clearly fails, else not measured or inconclusive when any part is, else reproduced."""
+    """The verdict of a criterion of several parts: the first of those below any part has."""
     for verdict in (NOT_REPRODUCED, NOT_MEASURED, INCONCLUSIVE):
         if verdict in verdicts:
             return verdict
@@ -76,8 +75,7 @@ class Side:
 
 @dataclass
 class Claim:
-    """A claim of the posts: its key (summary.json, --compare), what it says, the criterion, and
-    its judgement for the real systems and for the models."""
+    """A claim of the posts, judged for the real systems and the models (key: summary.json's)."""
 
     key: str
     claim: str
@@ -101,8 +99,8 @@ def needs(*bases):
 
 
 def ratio_side(results, numerator, denominator, key, judge, describe, cause):
-    """A side judged on numerator's figure over denominator's, block by block: judge(interval)
-    the verdict, describe(interval) the evidence, cause() the cause of a 'not reproduced'."""
+    """A side judged on numerator's figure over denominator's, block by block (describe(interval):
+    the evidence, judge(interval): the verdict, cause(): as judged's)."""
     interval = results.ratio([numerator, denominator], key)
     if interval is None:
         return needs(numerator, denominator)

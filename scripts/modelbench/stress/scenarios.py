@@ -149,8 +149,8 @@ def record_load(out, label, record):
 
 
 def settle(target, before, timeout_s):
-    """Waits, at most timeout_s, until the server's descriptors and threads are back to the counts
-    of before (or fewer): (snapshot, the seconds it took or None when they never came back)."""
+    """Waits at most timeout_s for descriptors and threads back to before's counts: (snapshot, the
+    seconds it took or None)."""
     started = time.monotonic()
     while True:
         now = target.snapshot()
