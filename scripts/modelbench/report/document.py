@@ -302,15 +302,13 @@ def cpu_split(results):
         parts = [results.figure(base, f"{who}_cpu_pct_machine") or 0.0
                  for who in ("server", "db", "client")]
         rows.append([f"{experiment} {results.label(server)}", *parts, max(0.0, busy - sum(parts))])
-    colors = ("#2471a3", "#d68910", "#7d3c98", "#aab7b8")
-    names = ("server", "mariadbd", "load tool", "other")
+    lines = [plots.Line(*line) for line in (
+        ("server", "server", "#2471a3"), ("db", "mariadbd", "#d68910"),
+        ("client", "load tool", "#7d3c98"), ("other", "other", "#aab7b8"))]
     return plots.Plot("cpu-split", ["run", "server", "db", "client", "other"], rows,
                       [plots.Panel("CPU during the heaviest run of each experiment and server "
-                                   "(% of the machine)", "run",
-                                   [plots.Line(column, name, color) for column, name, color in
-                                    zip(("server", "db", "client", "other"), names, colors)],
-                                   ylabel="% of all cores", stacked=True)],
-                      size=(1100, 560))
+                                   "(% of the machine)", "run", lines, ylabel="% of all cores",
+                                   stacked=True)], size=(1100, 560))
 
 
 def write(directory, experiments, settings):
@@ -324,8 +322,7 @@ def write(directory, experiments, settings):
         plot_errors = [str(error)]
     claims = [c for e in experiments for c in e.claims(results)]
     sections = ["# modelbench: the posts' experiments, reproduced on this machine", "",
-                environment(results, settings), "",
-                read_text(os.path.join(directory, "remote.md")),
+                environment(results, settings), "", read_text(os.path.join(directory, "remote.md")),
                 section_checks(directory), section_runs(results, settings)]
     sections += [e.section(results) for e in experiments]
     sections += [section_models(results, experiments), section_verdicts(claims)]

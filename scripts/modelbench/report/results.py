@@ -25,13 +25,12 @@ def client_text(record):
     return loads.ALL[record["tool"]].heading(record)
 
 
-# A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back
-# in some share of its CFS periods. Two runs of a block compared while it held one back and not the
-# other, by more than this many points apart, did not meet the same host: their ratio is left out
-# (and said so). Measured on 2026-12-06 with a quota of one CPU switched on and off every 10-30 s:
-# the runs of E1b's models it held back were throttled in 75-100 % of their periods, all the others
-# in none; the flat ratios (-c 200 ÷ -c 20) of blocks that it came on or off between were ×0.51 to
-# ×2.6, where the others' were ×0.75 to ×1.16.
+# A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back in
+# some share of its CFS periods. Two runs of a block whose throttled shares are more than this many
+# points apart did not meet the same host: their ratio is left out (and said so). Measured
+# 2026-12-06, a quota of one CPU switched on and off every 10-30 s: the runs of E1b's models it
+# held back were throttled in 75-100 % of their periods, all others in none; the flat ratios
+# (-c 200 ÷ -c 20) of blocks it came on or off between: ×0.51 to ×2.6, the others' ×0.75 to ×1.16.
 HOST_CHANGED = 25
 
 
@@ -169,10 +168,8 @@ class Results:
 
     def label(self, key):
         """A server's name in tables, as its runs recorded it ('node cluster ×2')."""
-        for run in self.runs.values():
-            if run.get("server") == key and run.get("label"):
-                return run["label"]
-        return key
+        return next((run["label"] for run in self.runs.values()
+                     if run.get("server") == key and run.get("label")), key)
 
     def status(self, base):
         """The /status documents after base's first successful run that kept them, else []."""

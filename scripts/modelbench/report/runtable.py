@@ -17,9 +17,7 @@ def load_rows(results, bases, extra=()):
     def percentile(base, key):
         value = results.figure(base, key)
         resolution = loads.ALL[results.record(base)["tool"]].resolution_ms if value == 0 else 0
-        if resolution:
-            return f"<{resolution}"
-        return fmt(value, 1)
+        return f"<{resolution}" if resolution else fmt(value, 1)
 
     def per_request(who):
         return [fmt(results.per_request_ms(b, who), 3) for b in bases]

@@ -124,11 +124,8 @@ def percents(*shares):
 
 def sign_test_rank(n, level=LEVEL):
     """The largest k whose [x(k), x(n+1-k)] covers the median with at least `level`, else 0."""
-    best = 0
-    for k in range(1, n // 2 + 1):
-        if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= level:
-            best = k
-    return best
+    return max((k for k in range(1, n // 2 + 1)
+                if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= level), default=0)
 
 
 def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
@@ -150,9 +147,8 @@ def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
     logs = all(v > 0 for v in values)
     points = [math.log(v) for v in values] if logs else values
     centre = statistics.mean(points)
-    half = math.inf
-    if n >= 2:
-        half = stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
+    half = (stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
+            if n >= 2 else math.inf)
     if logs:
         return Interval(math.exp(centre), exp_or(centre - half, -math.inf),
                         exp_or(centre + half, math.inf), level, n, MEAN_OF_LOGS, unit,

@@ -123,8 +123,7 @@ def send(address, connections, bytes_each, time_limit_s, guard):
     kinds = list(OPENINGS)
     started = time.monotonic()
     selector = selectors.DefaultSelector()
-    live = set()
-    results = []
+    live, results = set(), []
     for i in range(connections):
         connection = _Connection(kinds[i % len(kinds)], address, started)
         selector.register(connection.socket, selectors.EVENT_READ | selectors.EVENT_WRITE,

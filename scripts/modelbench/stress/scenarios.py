@@ -450,8 +450,7 @@ def how_they_ended(results):
 def memory(ctx, model, out):
     s = ctx.sizes
     target, before = ctx.start(out, [])
-    seconds = s["memory_ab_s"]
-    count, size = s["hostile_connections"], s["hostile_mib"]
+    seconds, count, size = s["memory_ab_s"], s["hostile_connections"], s["hostile_mib"]
     ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
     load = Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds)
     # The baseline has as many connections, each holding an unfinished request head: what the
