@@ -149,8 +149,7 @@ def record_load(out, label, record):
 
 
 def settle(target, before, timeout_s):
-    """Waits at most timeout_s for descriptors and threads back to before's counts: (snapshot, the
-    seconds it took or None)."""
+    """(snapshot, seconds until fds and threads are back to before's; None past timeout_s)."""
     started = time.monotonic()
     while True:
         now = target.snapshot()
@@ -166,9 +165,8 @@ def record_settle(out, label, target, before):
     after, seconds = settle(target, before, SETTLE_S)
     out.figure(f"{label}: open fds before → after", f"{before['fds']} → {after['fds']}")
     out.figure(f"{label}: threads before → after", f"{before['threads']} → {after['threads']}")
-    out.figure(f"{label}: RSS MiB before → after (peak)",
-               f"{mib(before['rss_kib'])} → {mib(after['rss_kib'])} "
-               f"({mib(after['peak_rss_kib'])})")
+    out.figure(f"{label}: RSS MiB before → after (peak)", f"{mib(before['rss_kib'])} → "
+               f"{mib(after['rss_kib'])} ({mib(after['peak_rss_kib'])})")
     out.check(f"{label}: fds and threads back to their pre-test counts", seconds is not None,
               f"back after {seconds:.1f} s" if seconds is not None else
               f"still {after['fds']} fds, {after['threads']} threads after {SETTLE_S:.0f} s")
