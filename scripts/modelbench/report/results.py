@@ -144,13 +144,9 @@ class Results:
         pooled over every successful run of the bases; None without trials."""
         def counter(what):
             return what if callable(what) else (lambda f: f.get(what) or 0)
-        events, trials = counter(events), counter(trials)
-        k = n = 0
-        for base in bases:
-            for run in self.blocks(base).values():
-                k += events(run["figures"])
-                n += trials(run["figures"])
-        return statistics.rate(k, n)
+        figures = [run["figures"] for base in bases for run in self.blocks(base).values()]
+        return statistics.rate(sum(map(counter(events), figures)),
+                               sum(map(counter(trials), figures)))
 
     def per_request_ms(self, base, who):
         """The median of who's CPU per request (per_request_ms(who)), or None."""

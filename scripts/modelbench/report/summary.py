@@ -53,9 +53,8 @@ def machine():
 def write(directory, settings, claims, experiments, results, failures):
     summary = {
         "format": FORMAT,
-        "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s",
-                                                    "runs", "more_runs", "remeasured",
-                                                    "seed", "minutes")},
+        "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s", "runs",
+                                                    "more_runs", "remeasured", "seed", "minutes")},
         "machine": machine(),
         "versions": settings.get("versions", {}),
         "settings": {key: value for key, value in settings.items() if key != "versions"},
