@@ -1,10 +1,7 @@
-"""report.md and results.csv of a reproduce results directory (runs/*.json, steps.tsv,
-checks.txt, settings.json): the environment, how the runs were made (blocks, warm-ups, a quiet
-machine), each experiment's own section in the order of modelbench.experiments, the models
-against the real systems, the verdicts and findings, the runs that failed; and one row per run,
-every figure a column, in results.csv. The plots are drawn first, so that sections link only
-the plots that exist.
-"""
+"""report.md (the environment, how the runs were made, each experiment's section, the models
+against the real systems, the verdicts, what failed) and results.csv (a row per run, a column per
+figure) of a reproduce results directory. The plots are drawn first: sections link only those
+that exist."""
 
 import csv
 import json
@@ -118,10 +115,9 @@ def section_runs(results, settings):
             if run.get("status") == "ok" and "other_cpu_pct" in run.get("figures", {})]
     others = [run["figures"]["other_cpu_pct"] for run in kept]
     again = sum(1 for run in results.runs.values() if run.get("attempt", 1) > 1)
-    warm = [run["warmup"] for run in results.runs.values()
-            if run.get("warmup") and not run["warmup"].get("lead_in")]
-    leads = [run["warmup"] for run in results.runs.values()
-             if run.get("warmup") and run["warmup"].get("lead_in")]
+    warmups = [run["warmup"] for run in results.runs.values() if run.get("warmup")]
+    warm = [w for w in warmups if not w.get("lead_in")]
+    leads = [w for w in warmups if w.get("lead_in")]
     unsteady = sum(1 for w in warm if not w["steady"])
     minutes = fmt(settings["run_s"] / 60, 1) if "run_s" in settings else "?"
     return "\n".join([
@@ -129,23 +125,22 @@ def section_runs(results, settings):
         "",
         "Each experiment's servers are up together and its runs are made in blocks: a block "
         "runs every server once at each point (a concurrency, a listen queue) in turn, the "
-        "servers of a point in a random order, the points' order reversed every other block, "
-        "so that the runs a claim compares are made seconds apart on the same host (a server "
-        "per cost in E5, per delay in E6; the calibrated models join E1b's real systems from "
-        "block 3, once blocks 1 and 2 have given them their cost). Before its first run at a "
-        "point a server is "
-        "warmed up at the run's concurrency in one-second slices of ab until its processes stop "
-        "growing and two slices agree within 10 % on requests/s, its CPU per request not "
-        "falling by more than 10 %, a slice over which it forked followed by unbroken load "
-        "until it stopped forking; before each later run there it is led in with half-second "
-        "slices until its CPU per request is not dearer than at its run before by more than "
-        "10 %, or stopped falling (not E3's counts of lengths, nor the /tasks demo). The "
-        "machine is waited for until other processes keep less than 10 % of it busy. A figure "
-        "in a table is the median over the blocks; a ratio between two servers, or two points "
-        "of one, is taken within each block, and a verdict rests on its "
-        f"{level_text(LEVEL)} interval over the blocks. After the planned blocks, the comparisons "
-        "still "
-        "undecided get more blocks while the run's time allows (their n says how many).",
+        "servers of a point in a random order, the points' order reversed every other block, so "
+        "that the runs a claim compares are made seconds apart on the same host (a server per "
+        "cost in E5, per delay in E6; the calibrated models join E1b's real systems from block "
+        "3, once blocks 1 and 2 have given them their cost). Before its first run at a point a "
+        "server is warmed up at the run's concurrency in one-second slices of ab until its "
+        "processes stop growing and two slices agree within 10 % on requests/s, its CPU per "
+        "request not falling by more than 10 %, a slice over which it forked followed by "
+        "unbroken load until it stopped forking; before each later run there it is led in with "
+        "half-second slices until its CPU per request is not dearer than at its run before by "
+        "more than 10 %, or stopped falling (not E3's counts of lengths, nor the /tasks demo). "
+        "The machine is waited for until other processes keep less than 10 % of it busy. A "
+        "figure in a table is the median over the blocks; a ratio between two servers, or two "
+        "points of one, is taken within each block, and a verdict rests on its "
+        f"{level_text(LEVEL)} interval over the blocks. After the planned blocks, the "
+        "comparisons still undecided get more blocks while the run's time allows (their n says "
+        "how many).",
         "",
         f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
         f"the machine meanwhile: {again}",
@@ -168,8 +163,7 @@ def section_runs(results, settings):
 
 
 def status_agreement(kept):
-    """A line on the servers' own /status against /proc: the CPU both counted over each run of a
-    local C++ server ('' when no run had both)."""
+    """A line on the C++ servers' CPU by their own /status against /proc's ('' with neither)."""
     checked = [run["figures"] for run in kept if "status_cpu_agrees" in run["figures"]]
     if not checked:
         return ""
@@ -184,8 +178,7 @@ def status_agreement(kept):
 
 
 def pairs():
-    """(model, real system) of every model and the system it stands for, and of their cluster
-    variants when both have one."""
+    """(model, the real system it stands for), and their cluster variants where both have one."""
     models = [model for model in systems.ALL if model.stands_for]
     return [(model.name, model.stands_for) for model in models] + [
         (f"{model.name}-cluster", f"{model.stands_for}-cluster") for model in models
@@ -216,10 +209,9 @@ def section_models(results, experiments):
 
 
 def speed_moved(side):
-    """' (depends on the host's speed)' after an inconclusive verdict whose statistic moved with
-    the host's speed probe, '' otherwise."""
-    return " (depends on the host's speed)" if side.verdict == INCONCLUSIVE and side.speed_note \
-        else ""
+    """What an inconclusive verdict adds when its statistic moved with the host's speed."""
+    moved = side.verdict == INCONCLUSIVE and side.speed_note
+    return " (depends on the host's speed)" if moved else ""
 
 
 def section_verdicts(claims):
@@ -238,15 +230,14 @@ def section_verdicts(claims):
         "",
         "Each claim of the posts, judged for the real systems (php, node) and for the models "
         "(blocking, async) on the interval of its statistic: a figure or a ratio taken within "
-        f"each block, its {level_text(LEVEL)} interval (Student's t of the logarithms over fewer "
-        "than "
-        f"{SIGN_TEST_MIN} blocks, the sign test's interval of the median from {SIGN_TEST_MIN} "
-        "on), or a rate of events over every request or run of the side (Clopper–Pearson). "
-        "**Reproduced** when the interval meets the criterion, **not reproduced** when none of "
-        "it does (with the measured cause), **inconclusive** when it straddles a bound; where "
-        "the statistic moved with the host's speed probe over its blocks (Kendall's tau, p < "
-        "0.05) the evidence says so, and an inconclusive verdict then depends on the host's "
-        "speed. Each interval gives its level and n.",
+        f"each block, its {level_text(LEVEL)} interval (Student's t of the logarithms over "
+        f"fewer than {SIGN_TEST_MIN} blocks, the sign test's interval of the median from "
+        f"{SIGN_TEST_MIN} on), or a rate of events over every request or run of the side "
+        "(Clopper–Pearson). **Reproduced** when the interval meets the criterion, **not "
+        "reproduced** when none of it does (with the measured cause), **inconclusive** when it "
+        "straddles a bound; where the statistic moved with the host's speed probe over its "
+        "blocks (Kendall's tau, p < 0.05) the evidence says so, and an inconclusive verdict "
+        "then depends on the host's speed. Each interval gives its level and n.",
         "",
         table(["claim", "real systems", "models"],
               [[c.key, f"**{c.real.verdict}**{speed_moved(c.real)}",
@@ -297,8 +288,7 @@ def section_warmups(results):
 
 
 def cpu_split(results):
-    """The CPU split plot: the heaviest run (the most busy machine) of each experiment and
-    server, in % of the machine."""
+    """The CPU split plot: each experiment's and server's heaviest run, in % of the machine."""
     heaviest = {}
     for base, by_block in results.by_base.items():
         run = next(iter(by_block.values()))
@@ -312,15 +302,13 @@ def cpu_split(results):
         parts = [results.figure(base, f"{who}_cpu_pct_machine") or 0.0
                  for who in ("server", "db", "client")]
         rows.append([f"{experiment} {results.label(server)}", *parts, max(0.0, busy - sum(parts))])
-    colors = ("#2471a3", "#d68910", "#7d3c98", "#aab7b8")
-    names = ("server", "mariadbd", "load tool", "other")
+    lines = [plots.Line(*line) for line in (
+        ("server", "server", "#2471a3"), ("db", "mariadbd", "#d68910"),
+        ("client", "load tool", "#7d3c98"), ("other", "other", "#aab7b8"))]
     return plots.Plot("cpu-split", ["run", "server", "db", "client", "other"], rows,
                       [plots.Panel("CPU during the heaviest run of each experiment and server "
-                                   "(% of the machine)", "run",
-                                   [plots.Line(column, name, color) for column, name, color in
-                                    zip(("server", "db", "client", "other"), names, colors)],
-                                   ylabel="% of all cores", stacked=True)],
-                      size=(1100, 560))
+                                   "(% of the machine)", "run", lines, ylabel="% of all cores",
+                                   stacked=True)], size=(1100, 560))
 
 
 def write(directory, experiments, settings):
@@ -334,8 +322,7 @@ def write(directory, experiments, settings):
         plot_errors = [str(error)]
     claims = [c for e in experiments for c in e.claims(results)]
     sections = ["# modelbench: the posts' experiments, reproduced on this machine", "",
-                environment(results, settings), "", read_text(os.path.join(directory,
-                                                                           "remote.md")),
+                environment(results, settings), "", read_text(os.path.join(directory, "remote.md")),
                 section_checks(directory), section_runs(results, settings)]
     sections += [e.section(results) for e in experiments]
     sections += [section_models(results, experiments), section_verdicts(claims)]

@@ -1,8 +1,6 @@
-"""PNG plots drawn by gnuplot from a Plot: a table of named columns (written to plots/NAME.tsv)
-and panels of lines that name the columns they draw. The data and the generated script
-(plots/NAME.gp) stay in the results directory, so a plot can be restyled and redrawn by hand
-with `gnuplot plots/NAME.gp` from there. Experiments declare their plots; this draws them.
-"""
+"""PNG plots that experiments declare, drawn by gnuplot: a Plot is a table of named columns
+(plots/NAME.tsv) and panels of lines naming the columns they draw. Data and script (plots/NAME.gp)
+stay in the results directory, to restyle and redraw a plot by hand with `gnuplot plots/NAME.gp`."""
 
 import os
 import subprocess
@@ -25,9 +23,8 @@ class Line:
 
 @dataclass
 class Panel:
-    """One graph. x: the column on the x axis; with categories, x is a label column and the
-    rows are evenly spaced in their order. marks: (x position, label) vertical lines. stacked:
-    the lines are stacked bars per row."""
+    """One graph. x: the x axis' column (with categories: labels, the rows evenly spaced in their
+    order). marks: (x position, label) vertical lines. stacked: a bar of stacked lines per row."""
 
     title: str
     x: str
@@ -45,8 +42,8 @@ class Panel:
 
 @dataclass
 class Plot:
-    """NAME.png in the results directory: its data (columns, rows; None is a missing point),
-    its panels (layout rows × columns) and a title over them."""
+    """NAME.png: its data (columns, rows; None a missing point), panels (layout rows × columns)
+    and a title over them."""
 
     name: str
     columns: list
@@ -109,8 +106,7 @@ def panel_script(panel, data):
 
 
 def render(directory, plots):
-    """Writes each plot's data and script to plots/ and runs gnuplot in directory; returns the
-    error messages (none when all went well). Plots without a line to draw are skipped."""
+    """Writes each plot with a line to draw to plots/ and runs gnuplot in directory: the errors."""
     os.makedirs(os.path.join(directory, "plots"), exist_ok=True)
     errors = []
     for plot in plots:

@@ -25,25 +25,22 @@ def client_text(record):
     return loads.ALL[record["tool"]].heading(record)
 
 
-# A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back
-# in some share of its CFS periods. Two runs of a block compared while it held one back and not the
-# other, by more than this many points apart, did not meet the same host: their ratio is left out
-# (and said so). Measured on 2026-12-06 with a quota of one CPU switched on and off every 10-30 s:
-# the runs of E1b's models it held back were throttled in 75-100 % of their periods, all the others
-# in none; the flat ratios (-c 200 ÷ -c 20) of blocks that it came on or off between were ×0.51 to
-# ×2.6, where the others' were ×0.75 to ×1.16.
+# A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back in
+# some share of its CFS periods. Two runs of a block whose throttled shares are more than this many
+# points apart did not meet the same host: their ratio is left out (and said so). Measured
+# 2026-12-06, a quota of one CPU switched on and off every 10-30 s: the runs of E1b's models it
+# held back were throttled in 75-100 % of their periods, all others in none; the flat ratios
+# (-c 200 ÷ -c 20) of blocks it came on or off between: ×0.51 to ×2.6, the others' ×0.75 to ×1.16.
 HOST_CHANGED = 25
 
 
 def reader(key):
-    """A figure's reader: key itself when it is one (a callable of a run's figures), else the
-    figure named key."""
+    """key when it is a reader (a callable of a run's figures), else a reader of the figure key."""
     return key if callable(key) else lambda figures: figures.get(key)
 
 
 def per_request_ms(who):
-    """The reader of who's (server, db, client) CPU per request (per iteration of a standalone
-    run) in ms."""
+    """A reader of who's (server, db, client) CPU ms per request (standalone: per iteration)."""
     def read(figures):
         units = figures.get("complete") or figures.get("iterations")
         cpu = figures.get(f"{who}_cpu_s")
@@ -98,8 +95,7 @@ class Results:
         return None if run is None else run["figures"].get(key)
 
     def values(self, base, key):
-        """The figure (key: its name, or a reader of a run's figures) in every successful block,
-        in block order (None where it is missing)."""
+        """The figure (key: a name or a reader) in every successful block, None where missing."""
         return [reader(key)(run["figures"]) for run in self.blocks(base).values()]
 
     def figure(self, base, key):
@@ -115,8 +111,7 @@ class Results:
         return sorted(set.intersection(*(set(self.blocks(b)) for b in bases)))
 
     def per_block(self, bases, key, combine):
-        """combine(value of each base) in every block where all of them have the figure: a
-        figure compared within a block (its runs were made seconds apart)."""
+        """combine(value of each base) in every block where all of them have the figure."""
         return [v for v, _ in self._per_block(bases, key, combine)[0]]
 
     def _per_block(self, bases, key, combine):
@@ -141,52 +136,39 @@ class Results:
                                     left_out=left_out)
 
     def ratio(self, bases, key):
-        """The first base's figure (key: as values') over the second's, block by block: its
-        Interval, or None."""
+        """The Interval of the first base's figure over the second's, block by block, or None."""
         return self.paired(bases, key, ratio)
 
     def rate(self, bases, events, trials="complete"):
-        """The Interval of a rate: the events over the trials (each a figure's sum, or a
-        callable(figures) -> count) of every successful run of the bases pooled; None without
-        trials."""
+        """The Interval of events over trials (figure names or callables(figures) -> count),
+        pooled over every successful run of the bases; None without trials."""
         def counter(what):
             return what if callable(what) else (lambda f: f.get(what) or 0)
-        events, trials = counter(events), counter(trials)
-        k = n = 0
-        for base in bases:
-            for run in self.blocks(base).values():
-                k += events(run["figures"])
-                n += trials(run["figures"])
-        return statistics.rate(k, n)
+        figures = [run["figures"] for base in bases for run in self.blocks(base).values()]
+        return statistics.rate(sum(map(counter(events), figures)),
+                               sum(map(counter(trials), figures)))
 
     def per_request_ms(self, base, who):
         """The median of who's CPU per request (per_request_ms(who)), or None."""
         return self.figure(base, per_request_ms(who))
-
-    def per_request_interval(self, base, who):
-        return self.interval(base, per_request_ms(who))
 
     def per_request_ratio(self, bases, who="server"):
         """The first base's CPU per request over the second's, block by block: an Interval."""
         return self.ratio(bases, per_request_ms(who))
 
     def cpu(self, base, who):
-        """'143 % (72 %)': median CPU of who (server, db, client) in % of one core and of the
-        machine."""
+        """'143 % (72 %)': who's median CPU in % of one core (and of the machine)."""
         core = self.figure(base, f"{who}_cpu_pct_core")
         machine = self.figure(base, f"{who}_cpu_pct_machine")
         return "–" if core is None else f"{core:.0f} % ({machine:.0f} %)"
 
     def label(self, key):
         """A server's name in tables, as its runs recorded it ('node cluster ×2')."""
-        for run in self.runs.values():
-            if run.get("server") == key and run.get("label"):
-                return run["label"]
-        return key
+        return next((run["label"] for run in self.runs.values()
+                     if run.get("server") == key and run.get("label")), key)
 
     def status(self, base):
-        """The /status documents the server gave after base's first successful run ([] when
-        none were kept)."""
+        """The /status documents after base's first successful run that kept them, else []."""
         for run in self.blocks(base).values():
             try:
                 with open(os.path.join(self.directory, "raw", f"{run['id']}.status.json")) as f:

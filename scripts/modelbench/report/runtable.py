@@ -1,25 +1,23 @@
-"""The table every load-run section shares: one column per server (a base id), each figure the
-median over the blocks, the rate and the machine's speed with their intervals; the kernel's
-listen-queue counters; notes under a table."""
+"""The rows every load-run table shares (a column per base id, a figure's median over the blocks,
+the rate with its interval), the kernel's listen-queue counters, notes under a table, and the rows
+of the model-against-real tables."""
 
 from modelbench.engine import loads
 from modelbench.engine.machine import speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT, STATUS
 from modelbench.report import statistics
+from modelbench.report.results import per_request_ms
 from modelbench.report.tables import fmt, interval_cell
 
 
 def load_rows(results, bases, extra=()):
-    """The rows every load-run table shares, one column per base id."""
     def row(label, key, digits=1, scale=1.0):
         return [label] + [fmt(results.figure(b, key), digits, scale) for b in bases]
 
     def percentile(base, key):
         value = results.figure(base, key)
         resolution = loads.ALL[results.record(base)["tool"]].resolution_ms if value == 0 else 0
-        if resolution:
-            return f"<{resolution}"
-        return fmt(value, 1)
+        return f"<{resolution}" if resolution else fmt(value, 1)
 
     def per_request(who):
         return [fmt(results.per_request_ms(b, who), 3) for b in bases]
@@ -29,7 +27,7 @@ def load_rows(results, bases, extra=()):
         [interval_cell(results.interval(b, "requests_per_s")) for b in bases],
         ["blocks"] + [str(len(results.blocks(b))) for b in bases],
         ["CPU load tool per request (ms) [95 % interval]"] + [interval_cell(
-            results.per_request_interval(b, "client"), 3) for b in bases],
+            results.interval(b, per_request_ms("client")), 3) for b in bases],
         ["machine speed probe before the run (ms, lower is faster), lowest–highest"] +
         [extremes(results.values(b, "probe_before_ms"), 1) for b in bases],
         row("mean response time (ms)", "mean_ms", 2),
@@ -87,9 +85,8 @@ def status_cell(results, base):
 
 
 def table_notes(results, bases):
-    """Notes under a table: what happened to a run (a hung tool), a change of the machine's speed
-    during it, a server whose own /status disagreed with /proc about its CPU, and runs whose
-    load tool used most of a core, where it rather than the server was measured."""
+    """Notes under a table: a run's own note (a hung tool), a change of the machine's speed, /status
+    disagreeing with /proc, a load tool at most of a core (then it was measured, not the server)."""
     notes = []
     for base in bases:
         for run in results.blocks(base).values():
@@ -145,17 +142,12 @@ def pair_row(results, label, model_base, real_base, key, digits=1):
 
 def pair_cpu_row(results, label, model_base, real_base, who, digits=3):
     """The same for the CPU per request of who (server, db)."""
-    m, r = (results.per_request_interval(b, who) for b in (model_base, real_base))
-    if m is None and r is None:
-        return []
-    ratio = results.per_request_ratio([model_base, real_base], who)
-    return [[label, interval_cell(m, digits), interval_cell(r, digits),
-             interval_cell(ratio, 2, "×")]]
+    return pair_row(results, label, model_base, real_base, per_request_ms(who), digits)
 
 
 def pair_derived_row(label, model, real, digits):
-    """The same for a figure derived within each block (a shape), given as the two sides'
-    Intervals: the ratio is of their estimates, the blocks of the two not being paired."""
+    """The same for two Intervals of a figure derived within each block (a shape): the ratio is
+    of their estimates, their blocks not being paired."""
     if model is None and real is None:
         return []
     ratio = None if model is None or real is None or not real.estimate else \

@@ -3,21 +3,21 @@ from the values of the blocks that measured it (engine.plan: a block runs every 
 once at one point, seconds apart, so that a ratio is taken between runs that met the same host).
 
 - A figure, or a ratio taken within each block (`of_blocks`): from SIGN_TEST_MIN blocks on, the
-  median with the exact interval of the sign test, [x(k), x(n+1-k)] of the n sorted values, k the
-  largest whose coverage 1 - 2 P(B < k), B ~ Binomial(n, 1/2), is at least LEVEL: it assumes
-  nothing of the values' distribution, and a block that a jump of the host's speed spoiled moves
-  it by one rank at most. With fewer blocks, where that interval would be the lowest to the
-  highest value or have no k at all, the geometric mean with Student's t interval of the mean of
-  the logarithms (the values' arithmetic when one is not positive): it assumes them normal, and a
-  spoiled block widens it, so that the comparison stays undecided and gets more blocks.
-- A rate of events (`rate`: failed requests, runs with a stalled request): k events in n trials,
-  the exact Clopper-Pearson interval.
-- A demonstration whose outcome its mechanism fixes (`every`: the order of three log lines): the
+  median with the sign test's exact interval [x(k), x(n+1-k)], k the largest whose coverage
+  1 - 2 P(B < k), B ~ Binomial(n, 1/2), is at least LEVEL: it assumes no distribution, and a block
+  that a jump of the host's speed spoiled moves it by one rank at most. With fewer blocks (where
+  that interval would be the lowest to the highest value, or have no k), the geometric mean with
+  Student's t interval of the logarithms' mean (plain values when one is not positive): it
+  assumes them normal, and a spoiled block widens it, so the comparison stays undecided and gets
+  more blocks.
+- A rate of events (`rate`: failed requests, runs with a stalled request): the exact
+  Clopper-Pearson interval of k events in n trials.
+- A demonstration whose mechanism fixes its outcome (`every`: the order of three log lines): the
   lowest and the highest value over its runs, each run a witness; no level is claimed.
 
-Every interval says its level, n and method; n counts blocks, runs or requests (`unit`). Beside
-it, where a statistic taken in each block moves with the host's speed (the speed probe of its
-block, engine.machine), `speed` holds Kendall's tau and its p-value.
+Every interval says its level, n (of blocks, runs or requests: `unit`) and method, and where a
+statistic taken per block moves with its blocks' speed probe (engine.machine), `speed` holds
+Kendall's tau and its p-value.
 """
 
 import math
@@ -43,8 +43,7 @@ MEDIAN, MEAN_OF_LOGS, MEAN, RATE, EVERY = ("median (sign test)", "geometric mean
 @dataclass(frozen=True)
 class Speed:
     """How a statistic taken per block moved with the host's speed probe (ms, higher is slower):
-    Kendall's tau, its p-value, and the statistic in the faster and the slower half of the
-    blocks."""
+    Kendall's tau, its p-value, the statistic's median in the faster and the slower half."""
 
     tau: float
     p: float
@@ -62,9 +61,8 @@ QUOTA_SPLIT = "a CPU quota held back one of their runs and not the other"
 
 @dataclass(frozen=True)
 class Interval:
-    """An estimate and its confidence interval: low and high at `level` (0 for a demonstration,
-    which claims none), from n values of `unit` (blocks, runs, requests); a rate also has its
-    events. low may be -inf and high inf: too few values for an interval."""
+    """An estimate, its interval at `level` (0: a demonstration claims none) from n values of
+    `unit`, and a rate's events. low -inf and high inf: too few values for an interval."""
 
     estimate: float
     low: float
@@ -118,31 +116,24 @@ def median(values):
 
 
 def percents(*shares):
-    """Shares as percentages with the digits the largest needs: (0.0004, 0.001) -> ('0.040',
-    '0.100')."""
+    """Shares in %, the digits the largest needs: (0.0004, 0.001) -> ('0.040', '0.100')."""
     largest = 100 * max(shares)
     digits = 0 if largest >= 10 else 1 if largest >= 1 else 3
     return tuple(f"{100 * share:.{digits}f}" for share in shares)
 
 
 def sign_test_rank(n, level=LEVEL):
-    """The largest k whose [x(k), x(n+1-k)] covers the median with at least `level`; 0 when
-    none does (n too small)."""
-    best = 0
-    for k in range(1, n // 2 + 1):
-        if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= level:
-            best = k
-    return best
+    """The largest k whose [x(k), x(n+1-k)] covers the median with at least `level`, else 0."""
+    return max((k for k in range(1, n // 2 + 1)
+                if 1 - 2 * stats.binom.cdf(k - 1, n, 0.5) >= level), default=0)
 
 
 def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
-    """The Interval of a figure taken in each block (None values left out); None without values.
-    probes: the speed probe of each value's block (ms), to see whether the figure moves with
-    it; left_out: blocks the caller left out, to say so."""
+    """The Interval of a figure taken in each block (None values left out), None without values;
+    probes: each value's block's speed probe (ms); left_out: blocks the caller left out."""
     pairs = [(v, p) for v, p in zip(values, probes or [None] * len(values)) if v is not None]
     values = [v for v, _ in pairs]
-    if not values:
-        # Every block left out: measured, but nothing to judge on.
+    if not values:  # every block left out: measured, but nothing to judge on
         return Interval(math.nan, -math.inf, math.inf, level, 0, MEAN_OF_LOGS, unit,
                         left_out=left_out) if left_out else None
     n = len(values)
@@ -156,14 +147,12 @@ def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
     logs = all(v > 0 for v in values)
     points = [math.log(v) for v in values] if logs else values
     centre = statistics.mean(points)
-    half = math.inf
-    if n >= 2:
-        half = stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
+    half = (stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
+            if n >= 2 else math.inf)
     if logs:
-        low = exp_or(centre - half, -math.inf)
-        high = exp_or(centre + half, math.inf)
-        return Interval(math.exp(centre), low, high, level, n, MEAN_OF_LOGS, unit, speed=speed,
-                        left_out=left_out)
+        return Interval(math.exp(centre), exp_or(centre - half, -math.inf),
+                        exp_or(centre + half, math.inf), level, n, MEAN_OF_LOGS, unit,
+                        speed=speed, left_out=left_out)
     return Interval(centre, centre - half, centre + half, level, n, MEAN, unit, speed=speed,
                     left_out=left_out)
 
@@ -188,8 +177,7 @@ def rate(events, trials, level=LEVEL, unit="requests"):
 
 
 def every(values, unit="runs"):
-    """A demonstration's values over its runs: the median, and each run a witness (the lowest
-    and the highest); None without values."""
+    """A demonstration's median over its runs, the lowest and highest its witnesses, or None."""
     values = [v for v in values if v is not None]
     if not values:
         return None
@@ -198,8 +186,7 @@ def every(values, unit="runs"):
 
 
 def moved_with_speed(pairs):
-    """Speed of (value, probe ms) pairs, None when fewer than SPEED_MIN have a probe or the
-    probes or values do not vary."""
+    """Speed of (value, probe ms) pairs; None under SPEED_MIN probes, or nothing varies."""
     pairs = [(v, p) for v, p in pairs if p is not None]
     if len(pairs) < SPEED_MIN or len({p for _, p in pairs}) < 2 or len({v for v, _ in pairs}) < 2:
         return None

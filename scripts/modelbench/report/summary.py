@@ -14,14 +14,12 @@ MOVED = 0.10
 
 
 def bound(value, digits):
-    """A bound of an interval for JSON: None where there is none (too few values)."""
+    """An interval's bound for JSON: None where there is none."""
     return round(value, digits) if math.isfinite(value) else None
 
 
 def interval_json(interval, digits=4):
-    """An Interval for a program: its estimate, low and high (null: unbounded), the level (0 for
-    a demonstration, which claims none), n and what it counts, the method, and how it moved with
-    the host's speed (null when too few blocks had a probe)."""
+    """An Interval for a program (null bounds: unbounded; null speed: too few blocks probed)."""
     if interval is None:
         return None
     speed = interval.speed
@@ -55,9 +53,8 @@ def machine():
 def write(directory, settings, claims, experiments, results, failures):
     summary = {
         "format": FORMAT,
-        "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s",
-                                                    "runs", "more_runs", "remeasured",
-                                                    "seed", "minutes")},
+        "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s", "runs",
+                                                    "more_runs", "remeasured", "seed", "minutes")},
         "machine": machine(),
         "versions": settings.get("versions", {}),
         "settings": {key: value for key, value in settings.items() if key != "versions"},
@@ -82,8 +79,7 @@ def load(directory):
 
 
 def compare(a, b, name_a="A", name_b="B"):
-    """The text comparing two summaries: verdicts that changed (claim, side, A → B), then every
-    headline figure both have with the ratio B ÷ A, moved ones flagged."""
+    """The verdicts that changed from summary a to b, and the headline figures' ratios B ÷ A."""
     claims_a = {c["key"]: c for c in a["claims"]}
     changed, same = [], 0
     for claim in b["claims"]:

@@ -19,9 +19,8 @@ def table(header, rows):
 
 
 def interval_cell(interval, digits=1, prefix=""):
-    """A statistic in a table: '1,040.2 [1,010.0–1,090.7]' (its interval at its level, which the
-    table says), '×1.41 [×1.26–×1.52]' with prefix '×', its estimate alone with '(n=1)' when it
-    has no interval, '–' when not measured."""
+    """'1,040.2 [1,010.0–1,090.7]' (the table says the level), '×1.41 [×1.26–×1.52]' with prefix
+    '×', '1,040.2 (n=1)' without an interval, '–' when not measured."""
     if interval is None:
         return "–"
     if interval.n == 0:

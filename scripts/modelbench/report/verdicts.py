@@ -1,15 +1,14 @@
-"""The verdicts: a statistic's interval (report.statistics) against a claim's criterion, and a claim
-of the posts judged twice, for the real systems and for the models.
+"""The verdicts: a statistic's interval (report.statistics) against a claim's criterion, a bound
+(`at_least`, `at_most`) or a range (`within`); a claim is judged for the real systems and models.
 
-A criterion is a bound (`at_least`, `at_most`) or a range (`within`). An interval entirely on the
-criterion's side gives REPRODUCED, entirely off it NOT_REPRODUCED, and an interval that straddles
-a bound INCONCLUSIVE: the blocks measured do not tell at the interval's level. There is no margin
-beyond the interval: where a post's words allow one ("about as fast", "roughly flat") it is part of
-the claim's criterion, symmetric on a log scale (×0.8–×1.25). A claim's verdict of NOT_REPRODUCED
-comes with its measured cause; each side names the runs (bases) its statistics read, which are the
-ones more blocks go to while it is inconclusive.
+An interval entirely on the criterion's side is REPRODUCED, entirely off it NOT_REPRODUCED (with
+its measured cause), across a bound INCONCLUSIVE: the blocks do not tell at its level. There is no
+margin beyond the interval: where a post's words allow one ("about as fast", "roughly flat") it is
+part of the criterion, symmetric on a log scale (×0.8–×1.25). Each side names the runs (bases) its
+statistics read, which get more blocks while it is inconclusive.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -24,19 +23,11 @@ def ratio(a, b):
 
 
 def at_least(interval, bound):
-    if interval is None:
-        return NOT_MEASURED
-    if interval.low >= bound:
-        return REPRODUCED
-    return NOT_REPRODUCED if interval.high < bound else INCONCLUSIVE
+    return within(interval, bound, math.inf)
 
 
 def at_most(interval, bound):
-    if interval is None:
-        return NOT_MEASURED
-    if interval.high <= bound:
-        return REPRODUCED
-    return NOT_REPRODUCED if interval.low > bound else INCONCLUSIVE
+    return within(interval, -math.inf, bound)
 
 
 def within(interval, low, high):
@@ -53,8 +44,7 @@ def about(interval, centre, margin):
 
 
 def all_of(*verdicts):
-    """The verdict of a claim whose criterion has several parts: not reproduced when any part
-    clearly fails, else not measured or inconclusive when any part is, else reproduced."""
+    """The verdict of a criterion of several parts: the first of those below any part has."""
     for verdict in (NOT_REPRODUCED, NOT_MEASURED, INCONCLUSIVE):
         if verdict in verdicts:
             return verdict
@@ -63,9 +53,8 @@ def all_of(*verdicts):
 
 @dataclass
 class Side:
-    """One side's judgement of a claim: what was measured, the verdict, for a verdict of 'not
-    reproduced' the measured cause, the statistic the verdict mostly rests on (an Interval), and
-    the runs (bases) its statistics read."""
+    """One side's judgement of a claim: the cause is for 'not reproduced', the statistic (an
+    Interval) what the verdict mostly rests on, bases the runs its statistics read."""
 
     evidence: str
     verdict: str
@@ -86,8 +75,7 @@ class Side:
 
 @dataclass
 class Claim:
-    """A claim of the posts: its key (summary.json, --compare), what it says, the criterion, and
-    its judgement for the real systems and for the models."""
+    """A claim of the posts, judged for the real systems and the models (key: summary.json's)."""
 
     key: str
     claim: str
@@ -111,8 +99,8 @@ def needs(*bases):
 
 
 def ratio_side(results, numerator, denominator, key, judge, describe, cause):
-    """A side judged on numerator's figure over denominator's, block by block: judge(interval)
-    the verdict, describe(interval) the evidence, cause() the cause of a 'not reproduced'."""
+    """A side judged on numerator's figure over denominator's, block by block (describe(interval):
+    the evidence, judge(interval): the verdict, cause(): as judged's)."""
     interval = results.ratio([numerator, denominator], key)
     if interval is None:
         return needs(numerator, denominator)

@@ -1,10 +1,9 @@
-"""Hostile senders for the memory scenario: connections that each start a request and then send
-bytes that never end the part being parsed — a chunk extension, a trailer field, a header line —
-as fast as the server takes them. A server without a cap on its read buffer keeps them all.
+"""Hostile senders for the memory scenario: connections that each start a request, then send
+bytes that never end the part being parsed (a chunk extension, a trailer field, a header line) as
+fast as the server takes them. A server without a cap on its read buffer keeps them all.
 
-Each connection stops at the first of: a response status line received, the connection closed or
-reset, its byte limit sent, the time limit, or stop() (the caller's guard). What ended it and how
-many bytes got through is its result. Everything is bounded: count, bytes, time.
+Each stops at the first of: a status line received, the connection closed or reset, its byte
+limit sent, the time limit, the caller's guard; its result is what ended it and the bytes sent.
 """
 
 import errno
@@ -30,8 +29,8 @@ ANSWERED, RESET, CLOSED, LIMIT, TIMEOUT, STOPPED = (
 
 @dataclass
 class Result:
-    """How one hostile connection ended: end (one of the constants above), the status of the
-    response when one came (with or before a reset), bytes sent, seconds."""
+    """How one hostile connection ended (a constant above), the status of a response that came
+    (with or before a reset), bytes sent, seconds."""
 
     kind: str
     end: str = ""
@@ -51,7 +50,7 @@ class _Connection:
         self.socket.connect_ex(address)
 
     def end(self, how):
-        """Records how the connection ended (the caller closes it)."""
+        """Records how it ended; the caller closes it."""
         self.result.end = how
         self.result.seconds = time.monotonic() - self.started
         return True
@@ -65,8 +64,7 @@ class _Connection:
         return 0
 
     def read(self):
-        """Takes what the server sent; True when the connection is over (a status line, a
-        close, a reset)."""
+        """Takes what the server sent; True when over (a status line, a close, a reset)."""
         try:
             data = self.socket.recv(65536)
         except BlockingIOError:
@@ -105,9 +103,8 @@ class _Connection:
 
 
 def hold_open(address, connections):
-    """What the hostile connections cost without their bytes: `connections` connections that
-    each sent the start of a request head and wait (a blocking server holds a worker for each).
-    The open sockets, for the caller to close."""
+    """What the hostile connections cost without their bytes: open sockets (the caller closes
+    them) that each sent the start of a request head and wait (a blocking server's worker each)."""
     held = []
     try:
         for _ in range(connections):
@@ -121,14 +118,12 @@ def hold_open(address, connections):
 
 
 def send(address, connections, bytes_each, time_limit_s, guard):
-    """Opens `connections` hostile connections to address (host, port), the kinds in turn, and
-    feeds them until each has ended; guard() is asked every GUARD_INTERVAL_S and stops them all
-    when it answers True. Returns the Results."""
+    """The Results of `connections` hostile connections to address, the kinds in turn, fed until
+    each has ended; guard() asked every GUARD_INTERVAL_S stops them all when it answers True."""
     kinds = list(OPENINGS)
     started = time.monotonic()
     selector = selectors.DefaultSelector()
-    live = set()
-    results = []
+    live, results = set(), []
     for i in range(connections):
         connection = _Connection(kinds[i % len(kinds)], address, started)
         selector.register(connection.socket, selectors.EVENT_READ | selectors.EVENT_WRITE,

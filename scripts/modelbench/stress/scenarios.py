@@ -1,7 +1,6 @@
-"""The stress scenarios, each run against one server: overload, slow clients, database faults,
-leaks, memory (hostile connections that never end a part of their request) and slowhttptest.
-Each starts its own server and records its loads through the engine, checks what must hold, has
-the engine stop the server (a clean stop is part of every verdict) and returns an Outcome."""
+"""The stress scenarios (overload, slow clients, database faults, leaks, memory, slowhttptest),
+each against one server it starts: it records its loads through the engine, checks what must
+hold, has the engine stop the server (a clean stop is part of every verdict): an Outcome."""
 
 import collections
 import concurrent.futures
@@ -25,14 +24,12 @@ from modelbench.stress import hostile
 from modelbench.stress.outcome import Outcome, mib
 
 # Before a load, the server answers this many requests at once, each holding its database
-# connections for a moment (WARM_UP_DB), so that what a load run leaves open (the async server's
-# pool connections, each opened on first use) is open before it too: the baseline that the
-# descriptors and threads must come back to. Not the engine's warm-up: that one loads the server
-# for seconds until its rate is steady, which a check of what it leaves open does not need.
+# connections a moment (WARM_UP_DB), so that what a load leaves open (the async pool's connections,
+# opened on first use) is open before it too: the baseline descriptors and threads must come back
+# to. Not the engine's warm-up (seconds of load until the rate is steady): no check here needs it.
 WARM_UP_REQUESTS = 20
 WARM_UP_DB = "?delay_ms=200"
-# A scenario fails when descriptors or threads are not back to their pre-test counts this long
-# after a load ended.
+# Descriptors and threads must be back to their pre-test counts this long after a load ended.
 SETTLE_S = 15.0
 FAIL_FAST_S = 1.0
 RECOVERY_LIMIT_S = 2.0
@@ -47,8 +44,7 @@ RSS_GROWTH_FLOOR_KIB = 2048
 
 @dataclass
 class Context:
-    """The engine that starts the servers and records the loads, how large the runs are, and the
-    scenario's server (stress's stress() makes it)."""
+    """The engine, how large the runs are, and the scenario's server (made by stress.stress())."""
     engine: Engine
     sizes: dict
     fault_db: object
@@ -59,8 +55,8 @@ class Context:
         return os.path.join(self.engine.directory, "raw")
 
     def start(self, out, args, path="/html" + WARM_UP_DB):
-        """A fresh server of out's model with args (logs raw/SCENARIO-MODEL.server.*), which
-        scenario() stops, warmed up on path: it, and its snapshot before any load."""
+        """A fresh server of out's model with args (logs raw/SCENARIO-MODEL.server.*; scenario()
+        stops it), warmed up on path: its target, and its snapshot before any load."""
         self.held = self.engine.start(systems.Server(systems.get(out.model), out.model),
                                       f"{out.scenario}-{out.model}", args)
         target = self.held.target
@@ -104,8 +100,6 @@ class FaultDatabase:
         processes.wait_gone(pid)
         return time.monotonic() - started
 
-
-# ---- helpers shared by the scenarios ---------------------------------------------------------
 
 def load_run(ctx, target, step_id, label, load):
     """A recorded run of load (engine.plan.Load), label its progress line: its record."""
@@ -155,8 +149,7 @@ def record_load(out, label, record):
 
 
 def settle(target, before, timeout_s):
-    """Waits, at most timeout_s, until the server's descriptors and threads are back to the counts
-    of before (or fewer): (snapshot, the seconds it took or None when they never came back)."""
+    """(snapshot, seconds until fds and threads are back to before's; None past timeout_s)."""
     started = time.monotonic()
     while True:
         now = target.snapshot()
@@ -172,9 +165,8 @@ def record_settle(out, label, target, before):
     after, seconds = settle(target, before, SETTLE_S)
     out.figure(f"{label}: open fds before → after", f"{before['fds']} → {after['fds']}")
     out.figure(f"{label}: threads before → after", f"{before['threads']} → {after['threads']}")
-    out.figure(f"{label}: RSS MiB before → after (peak)",
-               f"{mib(before['rss_kib'])} → {mib(after['rss_kib'])} "
-               f"({mib(after['peak_rss_kib'])})")
+    out.figure(f"{label}: RSS MiB before → after (peak)", f"{mib(before['rss_kib'])} → "
+               f"{mib(after['rss_kib'])} ({mib(after['peak_rss_kib'])})")
     out.check(f"{label}: fds and threads back to their pre-test counts", seconds is not None,
               f"back after {seconds:.1f} s" if seconds is not None else
               f"still {after['fds']} fds, {after['threads']} threads after {SETTLE_S:.0f} s")
@@ -193,9 +185,8 @@ def record_exit(out, held):
 
 
 def scenario(name):
-    """Runs the decorated body, which starts its server with ctx.start, then record_exit; a
-    TargetError (the server died, a tool failed) becomes a failed check instead of ending the
-    whole stress run."""
+    """The body (it starts its server with ctx.start), then record_exit; a TargetError (the server
+    died, a tool failed) is a failed check, not the end of the whole stress run."""
     def wrap(body):
         def run(ctx, model):
             out = Outcome(name, model)
@@ -212,14 +203,12 @@ def scenario(name):
     return wrap
 
 
-# ---- the scenarios ---------------------------------------------------------------------------
-
-# The listen queue of the overload runs, both servers: room for every client ab -c 1000 has
-# waiting. With Apache's 511 the blocking server's queue overflows (150 workers, 850 waiting): the
-# kernel drops handshakes and first data segments, and some connections it then establishes never
-# get their request bytes through before the worker's --timeout (ss showed them established on
-# both ends, nothing received); ab counts each a failed (Length) request after a 30 s stall (seen:
-# 8 to 63 of 10,000, in 1 of 8 runs). Queueing at the cap needs a queue that holds the clients.
+# The overload runs' listen queue, both servers: room for every client ab -c 1000 has waiting.
+# With Apache's 511 the blocking server's queue overflows (150 workers, 850 waiting): the kernel
+# drops handshakes and first data segments, and some connections it then establishes never get
+# their request through before the worker's --timeout (ss: established on both ends, nothing
+# received); ab counts each a failed (Length) request after a 30 s stall (seen: 8 to 63 of
+# 10,000, in 1 of 8 runs). Queueing at the cap needs a queue that holds the clients.
 OVERLOAD_BACKLOG = 1024
 
 
@@ -307,8 +296,8 @@ def describe(counter):
 
 
 def database_fault(ctx, target, out, fault, reference, access_log):
-    """One outage during an ab run on /json: the database stopped (or SIGKILLed) after a while,
-    probed while it is down, started again, probed until the answers are right again."""
+    """One outage during ab on /json: the database stopped (or SIGKILLed), probed while down,
+    started again, probed until the answers are right again."""
     s = ctx.sizes
     step_id = f"db-faults-{target.name}-{fault}"
     seen_before = statuses_in(access_log)
@@ -338,7 +327,6 @@ def database_fault(ctx, target, out, fault, reference, access_log):
         time.sleep(0.02)
     record = ab.result()
     statuses = statuses_in(access_log) - seen_before
-
     label = f"mariadbd {what} during ab -c 20 /json"
     f = record.get("figures", {})
     if record.get("status") == "ok":
@@ -368,8 +356,8 @@ def database_fault(ctx, target, out, fault, reference, access_log):
 
 
 def slow_queries(ctx, target, out):
-    """Queries that outlast --db-timeout: each request 504 at the timeout, and its connection
-    free again at once (the async pool has as many connections as slow requests)."""
+    """Queries past --db-timeout: each 504 at the timeout, its connection free again at once (the
+    async pool has as many connections as slow requests)."""
     timeout, count = ctx.sizes["db_timeout_s"], ctx.sizes["slow_queries"]
     path = f"/json?delay_ms={timeout * 1000 + 3000}"
     replies = target.get_all(path, count)
@@ -440,7 +428,7 @@ def leaks(ctx, model, out):
               f"{', '.join(mib(k) for k in rss)} MiB after runs 0 to 3: {growth:+.1%}")
 
 
-# memory: the ab run's concurrency, and when the hostile connections start after it began.
+# memory: ab's concurrency, and when the hostile connections start after it began.
 MEMORY_AB_C = 20
 HOSTILE_START_S = 1.0
 MEMORY_GROWTH_LIMIT_KIB = 8 * 1024
@@ -460,8 +448,7 @@ def how_they_ended(results):
 def memory(ctx, model, out):
     s = ctx.sizes
     target, before = ctx.start(out, [])
-    seconds = s["memory_ab_s"]
-    count, size = s["hostile_connections"], s["hostile_mib"]
+    seconds, count, size = s["memory_ab_s"], s["hostile_connections"], s["hostile_mib"]
     ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
     load = Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds)
     # The baseline has as many connections, each holding an unfinished request head: what the
@@ -523,15 +510,14 @@ PROBE_INTERVAL_S = 0.25
 
 
 def slow_attack(ctx, target, out, mode, connections, limit_s, before):
-    """One slowhttptest mode against the server: its figures, when the server let go of the
-    connections (descriptors and threads back to before), and ordinary requests meanwhile."""
+    """One slowhttptest mode: its figures, when the server let go of the connections (descriptors
+    and threads back to before), and ordinary requests meanwhile."""
     path = "/html" if mode == "slow read" else "/hello"
     prefix = os.path.join(ctx.raw, f"slowhttptest-{target.name}-{mode.replace(' ', '-')}")
     length_s = math.ceil(limit_s) + 3
     command = loads.slowhttptest.command(mode, target.url(path), connections, length_s, prefix)
     print(f"    {mode}: slowhttptest -c {connections} -l {length_s} {path}", flush=True)
-    # A GET of /hello on a new connection every PROBE_INTERVAL_S: a sampler that keeps no peaks
-    # (append gives None), only the replies.
+    # GET /hello on a new connection every PROBE_INTERVAL_S; append gives the sampler no peaks.
     replies = []
     prober = processes.PeakSampler(lambda: replies.append(target.get("/hello", limit_s + 5)),
                                    PROBE_INTERVAL_S)

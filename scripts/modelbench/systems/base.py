@@ -1,11 +1,7 @@
-"""What a system is to the harness, and a server of it in a plan.
-
-A System is a program the harness can start as a benchmark target: its launcher takes
-`--listen HOST:PORT` (port 0: a free one), prints `listening on http://HOST:PORT/` on stdout once
-it accepts connections, and stops on SIGTERM with exit status 0, its whole process tree with it.
-Each system module (php, node, blocking, async_model, ...) makes one; the list in
-modelbench.systems names them.
-"""
+"""A System: a program the harness can start as a benchmark target (one per module of
+modelbench.systems). Its launcher takes `--listen HOST:PORT` (port 0: a free one), prints
+`listening on http://HOST:PORT/` on stdout once it accepts connections, and stops on SIGTERM with
+exit status 0, its whole process tree with it. A Server: a system as a plan runs it."""
 
 import subprocess
 from dataclasses import dataclass, field
@@ -31,14 +27,13 @@ def apache_version():
 
 @dataclass(frozen=True)
 class System:
-    """name: run ids, table columns, `serve.sh NAME`. side: the architecture it is, "blocking" (a
-    worker per connection) or "async" (an event loop). real: one of the real systems the posts ran,
-    else a model; stands_for: the real system a model stands for. needs: what modelbench.prepare
-    readies before it runs ("build", "db", "php", "node", ...). launcher(checkout) is its command
-    without --listen; standalone(checkout, n) its /html loop without HTTP (None: it has none).
-    cluster_flags replicate it on every core (empty: no such mode). status: it reports itself in
-    /status (the C++ models). files_flag: the flag that puts the files it writes (configuration,
-    logs) in a directory of the caller's. version(checkout) says what runs."""
+    """name: run ids, table columns, `serve.sh NAME`. side: "blocking" (a worker per connection)
+    or "async" (an event loop). real: one the posts ran, else a model of stands_for. needs: what
+    modelbench.prepare readies ("build", "db", "php", "node", ...). launcher(checkout): its command
+    without --listen; standalone(checkout, n): its /html loop without HTTP, if any. cluster_flags
+    replicate it on every core (empty: no such mode). status: it reports itself in /status (the
+    C++ models). files_flag puts the files it writes (configuration, logs) in the caller's
+    directory. version(checkout) says what runs."""
 
     name: str
     title: str
@@ -56,7 +51,6 @@ class System:
     endpoints: tuple = ENDPOINTS
 
     def command(self, checkout, flags=(), listen="127.0.0.1:0", files_dir=None):
-        """The command line that starts it on listen, its files in files_dir."""
         files = [self.files_flag, files_dir] if self.files_flag and files_dir else []
         return [*self.launcher(checkout), "--listen", listen, *files, *flags]
 
@@ -79,8 +73,8 @@ FRONT = ("nginx", "behind-nginx")
 
 @dataclass(frozen=True)
 class Server:
-    """A system as a plan runs it: its key (run ids, table columns), its cluster mode, whether it
-    runs with the calibrated cost, flags of its own, and whether it runs behind nginx."""
+    """A system as a plan runs it: key (run ids, table columns), cluster mode, the calibrated cost,
+    flags of its own, behind nginx or not."""
 
     system: System
     key: str
@@ -94,8 +88,8 @@ class Server:
         return (self.system.cluster_flags if self.cluster else ()) + self.own_flags
 
     def command(self, checkout, run_flags=(), extra=(), files_dir=None, listen="127.0.0.1:0"):
-        """The command line that starts the server with a run's flags and extra ones (where its
-        database is): behind nginx, those go to nginx and the server's own to the backend."""
+        """Its command line with a run's flags and extra ones (where its database is): behind
+        nginx, those go to nginx and the server's own to the backend."""
         if not self.behind_nginx:
             return self.system.command(checkout, [*self.flags, *run_flags, *extra], listen,
                                        files_dir)
