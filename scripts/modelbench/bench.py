@@ -73,14 +73,12 @@ COST_CASES = {"hello": Load("ab", "/hello", 200, n=20000),
               "hello-k": Load("ab", "/hello", 100, n=50000, keepalive=True),
               "html": Load("ab", "/html", 20, n=3000)}
 COST_FLOORS = {"blocking": ("blocking", 3000), "async": ("async", 3000), "apache": ("php", 1000)}
-# (numerator, denominator, case, bound): the ratio of two systems' CPU per request in each block,
-# at most the bound.
+# (numerator, denominator, case, bound): two systems' CPU per request, their ratio ≤ bound.
 COST_RATIOS = (("blocking", "apache", "hello", 1.0), ("blocking", "nginx", "hello", 2.0),
                ("prefork", "nginx", "hello", 1.5), ("async", "nginx", "hello", 1.0),
                ("async", "nginx", "hello-k", 1.0), ("blocking", "nginx", "hello-k", 2.0),
                ("prefork", "nginx", "hello-k", 2.0))
-# /html -c 20: what each model adds over its own floor, against what Apache+PHP adds over its
-# CLI loop.
+# /html -c 20: what each model adds over its own floor, against Apache+PHP's over its CLI loop.
 COST_FLOOR_OF = {"blocking": "blocking", "prefork": "blocking", "async": "async",
                  "cluster": "async"}
 
@@ -122,8 +120,8 @@ def cost_base(key, case):
 
 
 def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
-    """The chosen parts; without a checkout (before the build, which sizes the ceilings' loops),
-    what to prepare for them."""
+    """The chosen parts; without a checkout (before the build that sizes the ceilings' loops)
+    only what to prepare for them."""
     ceilings = []
     for name, (system, flags) in CEILINGS.items():
         for k in sorted({1, CORES}) if "ceilings" in chosen else ():
@@ -175,8 +173,7 @@ def per_second(figures):
 
 
 def cpu_over(who):
-    """The reader of the server's CPU over who's (db, client) in one run: the same over a
-    request."""
+    """Reads a run's server CPU over who's (db, client): the same ratio as per request."""
     return lambda figures: ratio(figures.get("server_cpu_s"), figures.get(f"{who}_cpu_s"))
 
 
@@ -230,8 +227,7 @@ SAID = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**", INCONCLUSIVE: 
 
 
 def side(interval, bases, criterion, bound, digits=2, prefix="×", suffix=""):
-    """A target's Side: criterion(interval, bound) (report.verdicts), the interval its evidence,
-    the bases its runs."""
+    """A target's Side: the interval its evidence, criterion(interval, bound) its verdict."""
     if interval is None:
         return needs(*bases)
     return Side(interval.text(digits, prefix, suffix), criterion(interval, bound),
