@@ -1,17 +1,16 @@
 """bench: each C++ server against the database's own ceiling, and what a request costs it against
-nginx and the real Apache+PHP. Its parts, each in blocks: the ceilings (each model's
---standalone loop with --concurrency K for K = 1 and K = cores: the same work without HTTP);
-the servers (blocking per-request and persistent, async, async with a worker per core) under ab
-on /html, /json and /hello at -c 1, 20 and 200 for a fixed time, /hello also with -k, and wrk
-beside ab on /html and /hello; the cost (server CPU per request of nginx's own /hello, Apache
-with mod_php, blocking, blocking prefork, async and its cluster on /hello with and without
-keep-alive and on /html, beside the no-HTTP floors: docs/cost-measurement.md); the memory
-(async holding 1000 idle keep-alive connections, blocking with 150 live workers). It runs
-through the engine, so every server is warmed up and every run measured on a quiet machine; it
-writes results/bench-<UTC time>/: report.md (printed at the end), bench.csv, runs/, raw/. The
-targets are docs/performance.md's, each judged on an interval as reproduce judges a claim. Exit
-status 0 when every run succeeded (whatever the verdicts), 1 when one failed, 2 on bad arguments,
-130 when interrupted.
+nginx and the real Apache+PHP. Its parts, each in blocks: the ceilings (each model's --standalone
+loop with --concurrency 1 and cores: the same work without HTTP); the servers (blocking
+per-request and persistent, async, async with a worker per core) under ab on /html, /json and
+/hello at -c 1, 20 and 200 for a fixed time, /hello also with -k, and wrk on /html and /hello; the
+cost (server CPU per request of nginx's own /hello, Apache with mod_php, blocking, blocking
+prefork, async and its cluster on /hello with and without keep-alive and on /html, beside the
+no-HTTP floors: docs/cost-measurement.md); the memory (async holding 1000 idle keep-alive
+connections, blocking with 150 live workers). Every server is warmed up and every run measured on
+a quiet machine. It writes results/bench-<UTC time>/: report.md (printed at the end), bench.csv,
+runs/, raw/, and judges docs/performance.md's targets as reproduce judges a claim. Exit status 0
+when every run succeeded (whatever the verdicts), 1 when one failed, 2 on bad arguments, 130 when
+interrupted.
 """
 
 import csv
@@ -141,15 +140,15 @@ def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
                                   f"{name} {e} {tool}{' -k' if k else ''} -c {c}", "bench",
                                   server, Load(tool, e, c, seconds=seconds, keepalive=k))
                               for tool, e, c, k in loads]))
-    memory = [Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench",
-                         ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
-                                    key=f"{name}-memory"), Load("hold", path, held), warm=False)])
-              for name, system, flags, path, held in (
-                  ("async", "async", (), "/hello", ASYNC_IDLE_CONNECTIONS),
-                  ("blocking-per-request", "blocking", SERVERS["blocking-per-request"][2],
-                   "/html", BLOCKING_LIVE_WORKERS),
-                  ("blocking-persistent", "blocking", SERVERS["blocking-persistent"][2],
-                   "/html", BLOCKING_LIVE_WORKERS))]
+    memory = []
+    for name in MAX_RSS_MIB:
+        system, _, flags, _ = SERVERS[name]
+        path, held = (("/hello", ASYNC_IDLE_CONNECTIONS) if system == "async" else
+                      ("/html", BLOCKING_LIVE_WORKERS))
+        server = ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
+                            key=f"{name}-memory")
+        memory.append(Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench", server,
+                                 Load("hold", path, held), warm=False)]))
     cost = []
     for key, system, cluster, flags in COST_SERVERS:
         server = ctx.server(system, cluster=cluster, own_flags=flags, key=f"cost-{key}")
