@@ -124,9 +124,8 @@ start() {
     if pid=$(running_pid); then
         local serving
         serving=$(running_bind)
-        if [ -n "${DB_BIND:-}" ] && [ "$serving" != "$bind" ]; then
-            die "already running on $serving, not DB_BIND=$bind: scripts/db.sh stop first"
-        fi
+        [ -z "${DB_BIND:-}" ] || [ "$serving" = "$bind" ] \
+            || die "already running on $serving, not DB_BIND=$bind: scripts/db.sh stop first"
         echo "db: already running (pid $pid, $serving:$port, socket $sock)"
         [ "${DB_ALLOW+set}" = set ] && sync_users=yes
     else
@@ -137,9 +136,7 @@ start() {
         fi
         command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] \
             || die "mariadbd not found: run scripts/deps.sh first"
-        if port_taken; then
-            die "port $port on $bind is already taken by another process; free it or use DB_PORT=<port>"
-        fi
+        ! port_taken || die "port $port on $bind is already taken by another process; free it or use DB_PORT=<port>"
         if [ ! -d "$data/mysql" ]; then
             echo "db: initialising $data"
             rm -rf "$data" "$sqlstamp"
