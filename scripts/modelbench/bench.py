@@ -164,8 +164,6 @@ def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
     return [parts[name] for name in PARTS if name in chosen]
 
 
-# ---- the report ------------------------------------------------------------------------------
-
 def per_second(figures):
     """A run's requests/s, or a standalone loop's iterations/s."""
     return figures.get("requests_per_s") or figures.get("iterations_per_s")
