@@ -1,22 +1,18 @@
 #!/usr/bin/env bash
 # The project's private MariaDB: data, socket, pid file and log under var/mariadb/ of this checkout
-# (or $DB_DIR), TCP on 127.0.0.1:$DB_PORT (default 3307). Never touches the system's MariaDB service.
+# (or $DB_DIR), TCP on 127.0.0.1:$DB_PORT (default 3307); never the system's MariaDB service.
+#   scripts/db.sh start|stop|status|reset|socket   start: initialise and load sql/ when needed,
+#   start, wait until it answers; status: exit 0 when running (prints where), 3 when not; reset:
+#   stop, wipe the data, start again from sql/; socket: print the unix socket path.
 # A second instance, e.g. for fault tests: DB_DIR=var/mariadb-faults DB_PORT=3309 scripts/db.sh start
-#   scripts/db.sh start   initialise and load sql/ when needed, start, wait until it answers
-#   scripts/db.sh stop    shut down cleanly
-#   scripts/db.sh status  exit 0 when running (prints where), 3 when not
-#   scripts/db.sh reset   stop, wipe the data directory, start again from sql/
-#   scripts/db.sh socket  print the unix socket path
-# Serving other hosts (e.g. servers on other machines):
-#   DB_BIND=ADDRESS  the address(es) mariadbd listens on, comma-separated (default 127.0.0.1;
-#                    0.0.0.0 is every IPv4 address). Read when mariadbd starts; to change it on a
-#                    running instance, stop it first.
-#   DB_ALLOW=HOSTS   where the read-only user bench may log in from besides this machine: a MariaDB
-#                    host pattern (10.0.0.%, 10.0.0.5, 10.0.0.0/255.255.255.0) or a CIDR block
-#                    (10.0.0.0/24, turned into the netmask form, the one MariaDB matches). Addresses
-#                    only: host names are not resolved. Applied at start; given to a running
-#                    instance it replaces the earlier network (DB_ALLOW= withdraws it).
-#   e.g. DB_BIND=10.0.0.1 DB_ALLOW=10.0.0.0/24 scripts/db.sh start
+# Serving other hosts, e.g. DB_BIND=10.0.0.1 DB_ALLOW=10.0.0.0/24 scripts/db.sh start:
+#   DB_BIND   the address(es) mariadbd listens on, comma-separated (default 127.0.0.1), read when
+#             it starts: stop a running instance to change it.
+#   DB_ALLOW  where the read-only user bench may log in from besides this machine: a MariaDB host
+#             pattern (10.0.0.%, 10.0.0.5, 10.0.0.0/255.255.255.0) or a CIDR block (10.0.0.0/24,
+#             turned into the netmask form MariaDB matches); addresses only, host names are not
+#             resolved. Applied at start; on a running instance it replaces the earlier network
+#             (DB_ALLOW= withdraws it).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,13 +31,15 @@ die() { echo "db: $*" >&2; exit 1; }
 
 [[ $bind =~ ^[0-9A-Za-z.:*,-]+$ ]] || die "DB_BIND='$bind' is not an address or a comma-separated list"
 
+dotted() { echo "$(($1 >> 24)).$((($1 >> 16) & 255)).$((($1 >> 8) & 255)).$(($1 & 255))"; }
+
 # host_pattern TEXT: DB_ALLOW as the host part of a MariaDB account; a CIDR block becomes
 # ADDRESS/NETMASK with the address masked, since MariaDB 10.11 keeps '10.0.0.0/24' as a name that
 # no client matches.
 host_pattern() {
     local text=$1
     if [[ $text =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})/([0-9]{1,2})$ ]]; then
-        local bits=${BASH_REMATCH[5]} i octet mask address=0 netmask
+        local bits=${BASH_REMATCH[5]} i octet mask address=0
         [ "$bits" -le 32 ] || die "DB_ALLOW='$text': a prefix length is 0..32"
         for i in 1 2 3 4; do
             octet=${BASH_REMATCH[$i]}
@@ -49,9 +47,7 @@ host_pattern() {
             address=$(((address << 8) | octet))
         done
         mask=$(((0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF))
-        address=$((address & mask))
-        netmask=$(((mask >> 24) & 255)).$(((mask >> 16) & 255)).$(((mask >> 8) & 255)).$((mask & 255))
-        echo "$((address >> 24)).$(((address >> 16) & 255)).$(((address >> 8) & 255)).$((address & 255))/$netmask"
+        echo "$(dotted $((address & mask)))/$(dotted "$mask")"
     elif [[ $text =~ ^[0-9A-Fa-f.:%_]+(/[0-9.]+)?$ ]]; then
         echo "$text"
     else
@@ -128,9 +124,8 @@ start() {
     if pid=$(running_pid); then
         local serving
         serving=$(running_bind)
-        if [ -n "${DB_BIND:-}" ] && [ "$serving" != "$bind" ]; then
-            die "already running on $serving, not DB_BIND=$bind: scripts/db.sh stop first"
-        fi
+        [ -z "${DB_BIND:-}" ] || [ "$serving" = "$bind" ] \
+            || die "already running on $serving, not DB_BIND=$bind: scripts/db.sh stop first"
         echo "db: already running (pid $pid, $serving:$port, socket $sock)"
         [ "${DB_ALLOW+set}" = set ] && sync_users=yes
     else
@@ -141,9 +136,7 @@ start() {
         fi
         command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] \
             || die "mariadbd not found: run scripts/deps.sh first"
-        if port_taken; then
-            die "port $port on $bind is already taken by another process; free it or use DB_PORT=<port>"
-        fi
+        ! port_taken || die "port $port on $bind is already taken by another process; free it or use DB_PORT=<port>"
         if [ ! -d "$data/mysql" ]; then
             echo "db: initialising $data"
             rm -rf "$data" "$sqlstamp"

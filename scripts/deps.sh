@@ -1,22 +1,8 @@
 #!/usr/bin/env bash
-# Installs with apt-get what these groups need (all of them without arguments), and for the node
-# group the Node.js systems' npm packages (npm ci, from the committed lockfile). Idempotent: when
-# everything is present it prints nothing and touches nothing.
-#
-# usage: scripts/deps.sh [--packages] [GROUP...]
-#   --packages  print the Debian packages of the groups and install nothing
-#   base    the harness: Python, psutil and scipy
-#   build   the C++ toolchain and libraries of the two servers
-#   db      MariaDB, for the private instance
-#   tools   the load and test clients (ab, siege, wrk, curl), gnuplot for the plots, /proc tools
-#   stress  slowhttptest (scripts/stress.sh)
-#   test    pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
-#   profile valgrind's callgrind and perf (scripts/profile.sh)
-#   php     the real Apache+PHP (prefork, mod_php, mysqli)
-#   apache  Apache alone, for Apache with PHP-FPM
-#   fpm     PHP-FPM 8.2, for the pages behind nginx or Apache (fpm-server, apache-fpm-server)
-#   nginx   nginx 1.22, the reverse proxy of E2 (behind-nginx)
-#   node    the real Node.js and its npm packages (mysql, Express)
+# Installs with apt-get what these groups need (all of them without arguments; each group's use
+# beside it below), and for the node group the Node.js systems' npm packages (npm ci, from the
+# committed lockfile). Idempotent: when everything is present it prints nothing and touches nothing.
+#   scripts/deps.sh [--packages] [GROUP...]   (--packages: print the packages, install nothing)
 # Installing apache2, nginx or php8.2-fpm may start the system's service of it; the project never
 # uses those, only private instances under var/.
 set -euo pipefail
@@ -24,18 +10,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 declare -A group=(
-    [base]="python3 python3-psutil python3-scipy"
+    [base]="python3 python3-psutil python3-scipy"  # the harness
+    # the C++ toolchain and libraries of the two servers
     [build]="g++ cmake make pkg-config libboost-dev libboost-program-options-dev default-libmysqlclient-dev nlohmann-json3-dev libgtest-dev"
-    [db]="mariadb-server mariadb-client"
+    [db]="mariadb-server mariadb-client"  # the private instance
+    # the load and test clients, gnuplot for the plots, /proc tools
     [tools]="apache2-utils siege wrk curl gnuplot-nox procps iproute2"
-    [stress]="slowhttptest"
+    [stress]="slowhttptest"  # scripts/stress.sh
+    # pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
     [test]="python3-pytest clang libclang-rt-14-dev clang-format"
-    [profile]="valgrind linux-perf"
-    [php]="apache2 libapache2-mod-php php-mysql"
-    [apache]="apache2"
-    [fpm]="php8.2-fpm php-mysql"
-    [nginx]="nginx-light"
-    [node]=""
+    [profile]="valgrind linux-perf"  # callgrind and perf (scripts/profile.sh)
+    [php]="apache2 libapache2-mod-php php-mysql"  # the real Apache+PHP (prefork, mod_php, mysqli)
+    [apache]="apache2"  # Apache alone, for Apache with PHP-FPM
+    [fpm]="php8.2-fpm php-mysql"  # the pages behind nginx or Apache (fpm-server, apache-fpm-server)
+    [nginx]="nginx-light"  # nginx 1.22, the reverse proxy of E2 (behind-nginx)
+    [node]=""  # the real Node.js and its npm packages (mysql, Express)
 )
 order=(base build db tools stress test profile php apache fpm nginx node)
 

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # A network namespace joined to this host by a veth pair: a second "machine" on one box, for tests
 # and experiments across a real network link (another IP stack, its own ports and loopback).
-#
-# Usage: scripts/lib/netns.sh check
-#        scripts/lib/netns.sh with COMMAND [ARGS...]
-#        scripts/lib/netns.sh exec COMMAND [ARGS...]
+# Usage: scripts/lib/netns.sh check | with COMMAND [ARGS...] | exec COMMAND [ARGS...]
 #   check  exit 0 when namespaces can be made here; else say why and exit 77
 #   with   make a namespace, run COMMAND on the host side with NETNS_NAME, NETNS_HOST_ADDR and
 #          NETNS_NS_ADDR in its environment (start processes inside with
@@ -22,7 +19,7 @@ subnet=${NETNS_SUBNET:-10.77}
 state_dir=/run/modelbench-netns
 lock_file=/run/lock/modelbench-netns.lock
 
-usage() { sed -n '5,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 unavailable() {
     echo "netns: network namespaces are not available here: $*" >&2
@@ -38,13 +35,11 @@ check_available() {
         exit 2
     fi
     local probe=mbprobe$$ out
-    if ! out=$(ip netns add "$probe" 2>&1); then
-        unavailable "creating one was refused: $out"
-    fi
-    if ! out=$(ip link add "${probe}h" type veth peer name "${probe}n" netns "$probe" 2>&1); then
+    out=$(ip netns add "$probe" 2>&1) || unavailable "creating one was refused: $out"
+    out=$(ip link add "${probe}h" type veth peer name "${probe}n" netns "$probe" 2>&1) || {
         ip netns del "$probe" 2>/dev/null || true
         unavailable "creating a veth pair was refused: $out"
-    fi
+    }
     ip link del "${probe}h" 2>/dev/null || true
     ip netns del "$probe"
 }

@@ -1,17 +1,16 @@
 """bench: each C++ server against the database's own ceiling, and what a request costs it against
-nginx and the real Apache+PHP. Its parts, each in blocks: the ceilings (each model's
---standalone loop with --concurrency K for K = 1 and K = cores: the same work without HTTP);
-the servers (blocking per-request and persistent, async, async with a worker per core) under ab
-on /html, /json and /hello at -c 1, 20 and 200 for a fixed time, /hello also with -k, and wrk
-beside ab on /html and /hello; the cost (server CPU per request of nginx's own /hello, Apache
-with mod_php, blocking, blocking prefork, async and its cluster on /hello with and without
-keep-alive and on /html, beside the no-HTTP floors: docs/cost-measurement.md); the memory
-(async holding 1000 idle keep-alive connections, blocking with 150 live workers). It runs
-through the engine, so every server is warmed up and every run measured on a quiet machine; it
-writes results/bench-<UTC time>/: report.md (printed at the end), bench.csv, runs/, raw/. The
-targets are docs/performance.md's, each judged on an interval as reproduce judges a claim. Exit
-status 0 when every run succeeded (whatever the verdicts), 1 when one failed, 2 on bad arguments,
-130 when interrupted.
+nginx and the real Apache+PHP. Its parts, each in blocks: the ceilings (each model's --standalone
+loop with --concurrency 1 and cores: the same work without HTTP); the servers (blocking
+per-request and persistent, async, async with a worker per core) under ab on /html, /json and
+/hello at -c 1, 20 and 200 for a fixed time, /hello also with -k, and wrk on /html and /hello; the
+cost (server CPU per request of nginx's own /hello, Apache with mod_php, blocking, blocking
+prefork, async and its cluster on /hello with and without keep-alive and on /html, beside the
+no-HTTP floors: docs/cost-measurement.md); the memory (async holding 1000 idle keep-alive
+connections, blocking with 150 live workers). Every server is warmed up and every run measured on
+a quiet machine. It writes results/bench-<UTC time>/: report.md (printed at the end), bench.csv,
+runs/, raw/, and judges docs/performance.md's targets as reproduce judges a claim. Exit status 0
+when every run succeeded (whatever the verdicts), 1 when one failed, 2 on bad arguments, 130 when
+interrupted.
 """
 
 import csv
@@ -73,14 +72,12 @@ COST_CASES = {"hello": Load("ab", "/hello", 200, n=20000),
               "hello-k": Load("ab", "/hello", 100, n=50000, keepalive=True),
               "html": Load("ab", "/html", 20, n=3000)}
 COST_FLOORS = {"blocking": ("blocking", 3000), "async": ("async", 3000), "apache": ("php", 1000)}
-# (numerator, denominator, case, bound): the ratio of two systems' CPU per request in each block,
-# at most the bound.
+# (numerator, denominator, case, bound): two systems' CPU per request, their ratio ≤ bound.
 COST_RATIOS = (("blocking", "apache", "hello", 1.0), ("blocking", "nginx", "hello", 2.0),
                ("prefork", "nginx", "hello", 1.5), ("async", "nginx", "hello", 1.0),
                ("async", "nginx", "hello-k", 1.0), ("blocking", "nginx", "hello-k", 2.0),
                ("prefork", "nginx", "hello-k", 2.0))
-# /html -c 20: what each model adds over its own floor, against what Apache+PHP adds over its
-# CLI loop.
+# /html -c 20: what each model adds over its own floor, against Apache+PHP's over its CLI loop.
 COST_FLOOR_OF = {"blocking": "blocking", "prefork": "blocking", "async": "async",
                  "cluster": "async"}
 
@@ -122,8 +119,8 @@ def cost_base(key, case):
 
 
 def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
-    """The chosen parts; without a checkout (before the build, which sizes the ceilings' loops),
-    what to prepare for them."""
+    """The chosen parts; without a checkout (before the build that sizes the ceilings' loops)
+    only what to prepare for them."""
     ceilings = []
     for name, (system, flags) in CEILINGS.items():
         for k in sorted({1, CORES}) if "ceilings" in chosen else ():
@@ -143,15 +140,15 @@ def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
                                   f"{name} {e} {tool}{' -k' if k else ''} -c {c}", "bench",
                                   server, Load(tool, e, c, seconds=seconds, keepalive=k))
                               for tool, e, c, k in loads]))
-    memory = [Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench",
-                         ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
-                                    key=f"{name}-memory"), Load("hold", path, held), warm=False)])
-              for name, system, flags, path, held in (
-                  ("async", "async", (), "/hello", ASYNC_IDLE_CONNECTIONS),
-                  ("blocking-per-request", "blocking", SERVERS["blocking-per-request"][2],
-                   "/html", BLOCKING_LIVE_WORKERS),
-                  ("blocking-persistent", "blocking", SERVERS["blocking-persistent"][2],
-                   "/html", BLOCKING_LIVE_WORKERS))]
+    memory = []
+    for name in MAX_RSS_MIB:
+        system, _, flags, _ = SERVERS[name]
+        path, held = (("/hello", ASYNC_IDLE_CONNECTIONS) if system == "async" else
+                      ("/html", BLOCKING_LIVE_WORKERS))
+        server = ctx.server(system, own_flags=(*flags, "--keepalive-timeout", "60"),
+                            key=f"{name}-memory")
+        memory.append(Group([Run(f"bench-memory-{name}", f"memory: {name}", "bench", server,
+                                 Load("hold", path, held), warm=False)]))
     cost = []
     for key, system, cluster, flags in COST_SERVERS:
         server = ctx.server(system, cluster=cluster, own_flags=flags, key=f"cost-{key}")
@@ -167,16 +164,13 @@ def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
     return [parts[name] for name in PARTS if name in chosen]
 
 
-# ---- the report ------------------------------------------------------------------------------
-
 def per_second(figures):
     """A run's requests/s, or a standalone loop's iterations/s."""
     return figures.get("requests_per_s") or figures.get("iterations_per_s")
 
 
 def cpu_over(who):
-    """The reader of the server's CPU over who's (db, client) in one run: the same over a
-    request."""
+    """Reads a run's server CPU over who's (db, client): the same ratio as per request."""
     return lambda figures: ratio(figures.get("server_cpu_s"), figures.get(f"{who}_cpu_s"))
 
 
@@ -230,8 +224,7 @@ SAID = {REPRODUCED: "holds", NOT_REPRODUCED: "**does not hold**", INCONCLUSIVE: 
 
 
 def side(interval, bases, criterion, bound, digits=2, prefix="×", suffix=""):
-    """A target's Side: criterion(interval, bound) (report.verdicts), the interval its evidence,
-    the bases its runs."""
+    """A target's Side: the interval its evidence, criterion(interval, bound) its verdict."""
     if interval is None:
         return needs(*bases)
     return Side(interval.text(digits, prefix, suffix), criterion(interval, bound),

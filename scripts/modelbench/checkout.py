@@ -1,5 +1,5 @@
-"""Where things are in this checkout: its root, the build tree (BUILD_DIR, default build/;
-relative to the root when relative) and the files the harness uses from it."""
+"""Where things are in this checkout: its root and the build tree (BUILD_DIR, default build/;
+relative to the root when relative)."""
 
 import os
 from dataclasses import dataclass
@@ -17,17 +17,14 @@ class Checkout:
         return cls(os.path.normpath(os.path.join(ROOT, os.environ.get("BUILD_DIR") or "build")))
 
     def binary(self, name):
-        """A program built in the build tree (bin/)."""
         return os.path.join(self.build_dir, "bin", name)
 
     def real_system(self, folder, name):
-        """A file of a real system's folder (servers/php, servers/node)."""
         return os.path.join(self.root, "servers", folder, name)
 
     def script(self, name):
-        """A file of scripts/ (db.sh, siegerc)."""
         return os.path.join(self.root, "scripts", name)
 
     def var(self, *parts):
-        """A path under var/, where the private instances keep their files."""
+        """Where the private instances keep their files."""
         return os.path.join(self.root, "var", *parts)

@@ -9,8 +9,8 @@ from modelbench.experiments.e2 import somaxconn
 
 
 def system_checks(log, users, burst):
-    """The check lines ('- ok: ...', '- warning: ... Fix: `...`'), each also printed. users: the
-    most concurrent clients of a run; burst: the most new connections a run opens."""
+    """The check lines ('- ok: ...', '- warning: ... Fix: `...`'), each also logged. users: a run's
+    most concurrent clients; burst: the most new connections a run opens."""
     lines = []
 
     def check(status, fix, text):

@@ -1,10 +1,6 @@
-"""What has to be in place before anything runs, readied only as far as the chosen systems and
-experiments need it: Debian packages and npm modules (scripts/deps.sh GROUP..., quiet when they
-are there), the Release build of the C++ servers and tools (configured the first time, then only
-brought up to date), and the private MariaDB (scripts/db.sh, its own folder under var/, never
-the system's service). BUILD_DIR, DB_DIR and DB_PORT move the build tree and the database, as
-for scripts/db.sh.
-"""
+"""What has to be in place before anything runs, only as far as the chosen systems need it: the
+packages (scripts/deps.sh), the Release build (configured the first time, then brought up to
+date) and the private MariaDB (scripts/db.sh). BUILD_DIR, DB_DIR and DB_PORT move them."""
 
 import os
 import subprocess
@@ -16,7 +12,6 @@ class PrepareError(Exception):
 
 
 def deps(checkout, groups):
-    """scripts/deps.sh GROUP...: installs what is missing of these groups."""
     groups = sorted(set(groups))
     if groups and subprocess.run(["bash", checkout.script("deps.sh"), *groups]).returncode:
         raise PrepareError(f"installing dependencies failed (scripts/deps.sh {' '.join(groups)})")
@@ -87,9 +82,8 @@ class Database:
 
 
 def ready(checkout, needs, build_targets=(), log_dir=None):
-    """Installs and builds what these needs ask for (system needs: 'build', 'db', 'php', ...);
-    starts the database when 'db' is among them. Returns the Database and whether this call
-    started it."""
+    """Installs and builds what these needs ('build', 'db', 'php', ...) ask for, and starts the
+    database for 'db': (the Database, whether this call started it)."""
     deps(checkout, [*needs, "tools"])
     if "build" in needs:
         build(checkout, ["blocking-server", "async-server", *build_targets],

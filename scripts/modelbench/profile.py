@@ -67,10 +67,14 @@ def program_total(dump):
     return int(match.group(1).replace(",", "")) if match else None
 
 
+def complete_requests(report):
+    match = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
 def profile(checkout, args, work):
-    flags = args.flags
     out = os.path.abspath(args.out) if args.out else os.path.join(work, "callgrind.out")
-    server_command = systems.get(args.model).command(checkout, flags)
+    server_command = systems.get(args.model).command(checkout, args.flags)
     print(f"== callgrind: {' '.join(server_command)}", flush=True)
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *server_command]
     try:
@@ -101,22 +105,19 @@ def profile(checkout, args, work):
                                   stderr=subprocess.STDOUT).returncode
         if code != 0:
             raise VerbError(f"ab failed: {tail(ab_output)}")
-        # The profile is written when the server exits: counted from the zeroing on, so the
-        # measured requests and the shutdown, which costs little next to them. (A dump taken
-        # mid-run would book the frames then on a stack with whole-run costs.)
+        # The profile, written at exit, counts from the zeroing on: the requests and the cheap
+        # shutdown (a dump taken mid-run would book the frames on a stack with whole-run costs).
         target.stop()
     finally:
         if target.running():
             target.process.stop(signal.SIGKILL)
-    with open(ab_output) as f:
-        report = f.read()
+    report = open(ab_output).read()
     for line in report.splitlines():
         if re.match(r"^(Complete|Failed) requests|^Non-2xx", line):
             print(line)
     if not os.path.exists(out) or os.path.getsize(out) == 0:
         raise VerbError(f"no callgrind output in {out}")
-    complete = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
-    requests = int(complete.group(1)) if complete else 0
+    requests = complete_requests(report)
     total = program_total(out)
     if not total or not requests:
         raise VerbError(f"no totals in {out}")
@@ -158,10 +159,9 @@ def syscalls(checkout, args, work):
         counter.wait()
     finally:
         target.stop()
-    complete = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
-    if not complete or not os.path.exists(out):
+    requests = complete_requests(report)
+    if not requests or not os.path.exists(out):
         raise VerbError("ab or perf stat failed (are the syscalls tracepoints there?)")
-    requests = int(complete.group(1))
     rows = [(float(count) / requests, event.replace("raw_syscalls:sys_enter", "all system calls")
              .replace("syscalls:", "") + (" (failed)" if "sys_exit_" in event else ""))
             for count, _, event, *_ in (line.strip().split(",") + ["", ""] for line in open(out))

@@ -1,14 +1,8 @@
-"""Remote targets: `reproduce.sh --target NAME=URL` runs the experiments against servers started
-elsewhere (scripts/serve.sh on another machine) instead of starting its own. NAME is a server of
-the plan (php, node, blocking, async, or a cluster variant such as async-cluster); only the
-servers named run.
-
-Nothing of a remote server is ours: it is not started or stopped, its /proc is out of reach, and
-its CPU, threads and memory come from its own /status (engine.serverstatus), which only the C++
-servers have. A run that needs a local process is not measured for a remote target, and the
-report says so (engine.plan.Run.local_only): the standalone loop, the /tasks demo, and every run
-whose server is started with flags of its own.
-"""
+"""`reproduce.sh --target NAME=URL`: servers started elsewhere (scripts/serve.sh on another
+machine), NAME a server of the plan (php, blocking, async-cluster, ...); only those named run.
+A remote server is not started or stopped by us and its /proc is out of reach: its CPU, threads
+and memory come from its own /status (engine.serverstatus), which only the C++ servers have. A
+run that needs a local process is reported as not measured (engine.plan.Run.local_only)."""
 
 import re
 from dataclasses import replace

@@ -25,12 +25,10 @@ from modelbench.report.tables import table
 from modelbench.report.verdicts import INCONCLUSIVE
 from modelbench.systems.base import first_line
 
-# Before the first run: a machine other work leaves idle for a few seconds in a row, waited for this
-# long at most (not the load average: tasks that a CPU quota throttles count in it as runnable);
-# then the engine's gate waits before each run for a machine others leave nearly idle.
+# The longest wait before the first run for a machine other work leaves idle for a few seconds
+# (not the load average: it counts tasks that a CPU quota throttles as runnable).
 QUIET_WAIT_S = 300
-# The minutes of runs a size's planned blocks and the blocks added for undecided comparisons may
-# take together (0: none added); --minutes changes it.
+# The minutes of runs after which no blocks are added for undecided comparisons (0: none added).
 MINUTES = {"smoke": 0, "default": 10, "standard": 60, "full": 0}
 # Without one of these: the posts' experiments in about 10 minutes of runs.
 SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the machinery",
@@ -123,9 +121,8 @@ def make_plan(args, chosen, names):
 
 
 def undecided(chosen):
-    """The comparisons still undecided in a run's records: (what, bases) of every side of the
-    chosen experiments' claims whose interval straddles its bound, and of the calibration's
-    targets."""
+    """Reads the undecided comparisons of a run's records: (what, bases) of each inconclusive
+    side of the chosen experiments' claims, and of the calibration's targets."""
     def of(records):
         results = Results("", {r["id"]: r for r in records})
         found = [(f"{c.key} ({name})", side.bases) for e in chosen for c in e.claims(results)
@@ -156,7 +153,7 @@ def versions(checkout, names):
 
 
 def ending(directory, claims, settings, failed, plot_errors):
-    """What the terminal shows at the end: the verdicts by side and where everything is."""
+    """The terminal's ending: the verdicts by side and where everything is."""
     if claims:
         log(table(["claim", "real systems", "models"],
                   [[c.key, c.real.verdict, c.model.verdict] for c in claims]) + "\n")

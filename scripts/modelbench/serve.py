@@ -85,8 +85,7 @@ def database_host(flags):
 def run(args, parser):
     system = systems.get(args.system)
     checkout = Checkout.from_environment()
-    flags = args.flags
-    needs = set(system.needs)
+    flags, needs = args.flags, set(system.needs)
     if not database_host(flags).startswith(LOOPBACK):
         needs.discard("db")
         print(f"serve.sh: the database is at {database_host(flags)}: no private MariaDB "
@@ -100,9 +99,8 @@ def run(args, parser):
         return subprocess.run(command).returncode
     if not any(f == "--listen" or f.startswith("--listen=") for f in flags):
         command += ["--listen", f"127.0.0.1:{system.port}"]
-    # It runs in the foreground until it ends (its exit status) or a signal stops its
-    # whole tree: Ctrl-C reaches the server too (one process group), SIGTERM may come to this
-    # process alone.
+    # In the foreground until it ends or a signal stops its whole tree: Ctrl-C reaches the server
+    # too (one process group), SIGTERM may come to this process alone.
     target = server.start(system.name, command, echo=True)
     try:
         print(commands(system, target.base_url, checkout.script("siegerc")), flush=True)

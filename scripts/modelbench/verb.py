@@ -1,7 +1,6 @@
-"""What the verbs share: the results directory (results/<verb>-<UTC time>/, or --results-dir),
-preparing what a plan's systems need, the open-file limit, waiting for a quiet machine, and the
-way out, `run`: exit status 0 when all went well, 1 when a step or preparing failed, 2 on bad
-arguments (argparse), 128 + the signal's number after SIGINT or SIGTERM (130, 143)."""
+"""What the verbs share (docs/architecture.md, "verbs"), and their way out, `run`: exit status 0
+when all went well, 1 when a step or preparing failed, 2 on bad arguments (argparse), 128 + the
+signal's number after SIGINT or SIGTERM (130, 143)."""
 
 import os
 import resource
@@ -53,8 +52,8 @@ def open_files(needed):
 
 
 def ready(checkout, parts, directory, open_files_needed=0, needs=(), build_targets=()):
-    """prepare.ready for needs, build_targets and what the plan's systems (and setups: the delay
-    proxy) need, with the open files its loads need: (the Database, whether this started it)."""
+    """prepare.ready for needs, build_targets and the plan's systems (and the delay proxy of its
+    setups), then the open files: (the Database, whether this started it)."""
     groups = [group for part in parts for group in part.groups]
     database, started = prepare.ready(
         checkout, {*needs, *(need for group in groups for need in group.server.system.needs)},
