@@ -132,6 +132,10 @@ def undecided(chosen):
     return of
 
 
+def minutes_of(args):
+    return args.minutes if args.minutes is not None else MINUTES[args.size]
+
+
 def print_plan(plans, parts, minutes):
     rows = [[key, ", ".join(str(b) for b in sorted({p.blocks for p in ps})) or "–",
              str(plan.count(ps)), f"{estimate_plan_s(ps) / 60:.1f}"] for key, ps in plans.items()
@@ -209,8 +213,7 @@ def run(args, parser):
             skipped += left_out
     parts = [part for parts in plans.values() for part in parts]
     if args.list:
-        print_plan(plans, parts, args.minutes if args.minutes is not None else
-                   MINUTES[args.size])
+        print_plan(plans, parts, minutes_of(args))
         for _, title, reason in skipped:
             log(f"not measured for a remote target: {title}: {reason}")
         return 0
@@ -252,7 +255,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10 ** 6)
-    minutes = args.minutes if args.minutes is not None else MINUTES[args.size]
+    minutes = minutes_of(args)
     settings.update(seed=seed, minutes=minutes)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
                     targets, warmup_max_s=warmup_max_s, seed=seed)

@@ -104,12 +104,13 @@ class RunSampler:
 
 
 def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids=(),
-        child_is_server=False, end_marker=None, timeout_s=900.0, log=print):
+        child_is_server=False, end_marker=None, timeout_s=900.0, log=print, progress=True):
     """Runs command while sampling: (exit code, figures). server: Target.watch()'s watcher; with
     child_is_server the command is the server (its rusage server_cpu_*, not client_cpu_*, and
     timed as `time`: real_s, user_s, sys_s). helper_pids: helper_cpu_*, not other work.
     end_marker: the tool's stderr once its load is over; sampling stops there, and a tool alive
-    HANG_GRACE_S later is killed (code None). Past timeout_s: killed, MeasureError."""
+    HANG_GRACE_S later is killed (code None). Past timeout_s: killed, MeasureError. progress:
+    the command reports its progress on stderr (its last line goes into the progress lines)."""
     probe_before = machine.speed_probe_ms()
     counters_before = machine.tcp_counters()
     quota_before = machine.quota_periods()
@@ -144,9 +145,7 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids
                 raise MeasureError(f"{command[0]} did not finish within {timeout_s:.0f} s; "
                                    "killed it")
             if sampler.elapsed >= next_progress:
-                # ab and the standalone mode report their progress on stderr; siege does not.
-                progress = "" if os.path.basename(command[0]) == "siege" else tail(stderr_path, 1)
-                log(f"    ... {sampler.elapsed:.0f} s {progress}")
+                log(f"    ... {sampler.elapsed:.0f} s {tail(stderr_path, 1) if progress else ''}")
                 next_progress += PROGRESS_INTERVAL_S
             select.select([exited], [], [], SAMPLE_INTERVAL_S)
     except BaseException:

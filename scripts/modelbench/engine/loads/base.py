@@ -65,10 +65,11 @@ class Tool:
 
 class Generator(Tool):
     """A tool run as command(attempt, url) under measure.run; its raw/ID.NAME.txt and .err
-    parsed by figures(attempt, stdout, stderr, sampled)."""
+    parsed by figures(attempt, stdout, stderr, sampled). end_marker, progress: measure.run's."""
 
     warmed = True
     end_marker = None
+    progress = True
     overhead_s = 0.3  # its start and end, beyond its load
 
     def estimate_s(self, load):
@@ -92,7 +93,7 @@ class Generator(Tool):
         code, sampled = measure.run(command, stdout, stderr, server=target.watch(),
                                     db_pid=attempt.recorder.db_pid,
                                     helper_pids=target.helper_pids, end_marker=self.end_marker,
-                                    log=attempt.recorder.log)
+                                    log=attempt.recorder.log, progress=self.progress)
         if code is None:
             record["note"] = (f"{self.name} hung after its run (JoeDog/siege#4) and was killed "
                               f"{measure.HANG_GRACE_S:.0f} s later; its summary figures were "

@@ -13,6 +13,7 @@ DONE = "Lifting the server siege"
 class Siege(Generator):
     name = "siege"
     end_marker = DONE
+    progress = False  # nothing on stderr while it runs
     overhead_s = 1.0
     resolution_ms = 10  # of its single times: 0 means under 10 ms
 
