@@ -72,7 +72,6 @@ import sys
 
 from modelbench import experiments, remote
 from modelbench.engine import plan
-from modelbench.experiments import calibration
 from modelbench.experiments.base import Context
 
 results, status, alive, started = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -88,7 +87,7 @@ expect(status == 0, f"reproduce.sh exited with {status}")
 expect(alive == started, f"{started - alive} of the {started} remote servers are gone: "
        "reproduce.sh must leave a remote server alone")
 keys = {"blocking": "", "async": "", "async-cluster": ""}
-ctx = Context("smoke", remote.system_names(keys), calibration=calibration.flags)
+ctx = Context("smoke", remote.system_names(keys), calibrated=True)
 expected, skipped = [], []
 for experiment in experiments.ALL:
     kept, left_out = remote.split(experiment.plan(ctx), keys)
