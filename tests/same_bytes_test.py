@@ -67,12 +67,12 @@ def reference_pages(checks, blocking, asynchronous):
     return pages
 
 
-def compare_pages(checks, peer, reference, endpoints):
+def compare_pages(checks, server, reference, endpoints):
     for path, (status, headers, body) in reference.items():
         if path.split("?")[0] not in endpoints:
             continue
-        got_status, got_headers, got_body = request(peer, path)
-        what = f"{peer.name} {path}"
+        got_status, got_headers, got_body = request(server, path)
+        what = f"{server.name} {path}"
         checks.check(got_status == status, f"{what}: status {status}", f"got {got_status}")
         checks.check(got_headers.get("content-type") == headers.get("content-type"),
                      f"{what}: Content-Type {headers.get('content-type')}",
@@ -85,58 +85,59 @@ def compare_pages(checks, peer, reference, endpoints):
                      first_difference(body, got_body))
 
 
-def check_tasks(checks, peer, reference_body, waits_for_task_two):
-    """/tasks answers the reference's body; a peer that waits for task two answers after the delay
+def check_tasks(checks, server, reference_body, waits_for_task_two):
+    """/tasks answers the reference's body; a system that waits for task two answers after the delay
     and logs task one, two, three; one that does not answers at once and logs one, three, two."""
     path = f"/tasks?delay_ms={TASK_DELAY_MS}"
-    before = len(task_lines(peer.process.stderr_path))
+    before = len(task_lines(server.process.stderr_path))
     start = time.monotonic()
-    status, _, body = request(peer, path)
+    status, _, body = request(server, path)
     elapsed_ms = (time.monotonic() - start) * 1000
     checks.check(status == 200 and body == reference_body,
-                 f"{peer.name} {path}: the {'blocking' if waits_for_task_two else 'async'} "
+                 f"{server.name} {path}: the {'blocking' if waits_for_task_two else 'async'} "
                  "server's body", first_difference(reference_body, body))
     if waits_for_task_two:
-        checks.check(elapsed_ms >= TASK_DELAY_MS, f"{peer.name} {path}: answered after task two",
+        checks.check(elapsed_ms >= TASK_DELAY_MS, f"{server.name} {path}: answered after task two",
                      f"the response took {elapsed_ms:.0f} ms")
         expected = ["task one", "task two", "task three"]
     else:
         checks.check(elapsed_ms < TASK_DELAY_MS / 2,
-                     f"{peer.name} {path}: answered at once, before task two",
+                     f"{server.name} {path}: answered at once, before task two",
                      f"the response took {elapsed_ms:.0f} ms")
         expected = ["task one", "task three", "task two"]
     deadline = time.monotonic() + TASK_DELAY_MS / 1000 + 5
-    while len(task_lines(peer.process.stderr_path)) < before + 3 and time.monotonic() < deadline:
+    while len(task_lines(server.process.stderr_path)) < before + 3 and time.monotonic() < deadline:
         time.sleep(0.05)
-    lines = task_lines(peer.process.stderr_path)[before:]
+    lines = task_lines(server.process.stderr_path)[before:]
     order = [task for _, _, task in lines]
     checks.check(order == expected and len({d for _, d, _ in lines}) == 1,
-                 f"{peer.name} {path}: the log reads {', '.join(expected)}", f"got {lines}")
+                 f"{server.name} {path}: the log reads {', '.join(expected)}", f"got {lines}")
     if len(lines) == 3:
         two = next((ms for ms, _, task in lines if task == "task two"), lines[0][0])
         waited = (two - lines[0][0]) % 86_400_000
         checks.check(TASK_DELAY_MS - 5 <= waited <= TASK_DELAY_MS + 1000,
-                     f"{peer.name} {path}: task two {TASK_DELAY_MS} ms after task one",
+                     f"{server.name} {path}: task two {TASK_DELAY_MS} ms after task one",
                      f"{waited} ms")
 
 
-def check_tree(checks, peer, binary, at_least, exactly=None):
+def check_tree(checks, server, binary, at_least, exactly=None):
     """The server's process tree holds the processes it should: at_least (or exactly) that many
     processes named binary."""
-    count = sum(1 for _, name in processes.tree(peer.pid) if name == binary)
+    count = sum(1 for _, name in processes.tree(server.pid) if name == binary)
     expected = f"exactly {exactly}" if exactly is not None else f"at least {at_least}"
     checks.check(count >= at_least and (exactly is None or count == exactly),
-                 f"{peer.name}: its process tree holds {expected} {binary} processes", f"{count}")
+                 f"{server.name}: its process tree holds {expected} {binary} processes", f"{count}")
 
 
-def check_stop(checks, peer):
-    members = processes.tree(peer.pid)
-    status = peer.stop(STOP_TIMEOUT_S)
-    checks.check(status == 0, f"{peer.name}: SIGTERM stops it with exit status 0", f"status {status}")
+def check_stop(checks, server):
+    members = processes.tree(server.pid)
+    status = server.stop(STOP_TIMEOUT_S)
+    checks.check(status == 0, f"{server.name}: SIGTERM stops it with exit status 0",
+                 f"status {status}")
     time.sleep(0.2)
     left = [f"{pid} ({name})" for pid, name in members if processes.tree(pid)]
-    left += peer.process.left_behind
-    checks.check(not left, f"{peer.name}: no process of its tree is left ({len(members)} were)",
+    left += server.process.left_behind
+    checks.check(not left, f"{server.name}: no process of its tree is left ({len(members)} were)",
                  ", ".join(left))
 
 
@@ -157,20 +158,20 @@ def main():
             for system in systems():
                 name = system.name
                 try:
-                    peer = start(name, system.argv(source, blocking_binary, async_binary), work)
+                    server = start(name, system.argv(source, blocking_binary, async_binary), work)
                 except Exception as error:  # the harness's TargetError: no ready line
                     checks.check(False, f"{name}: starts and prints its ready line", str(error))
                     continue
-                servers.append(peer)
-                checks.check(True, f"{name}: starts and prints its ready line ({peer.base_url})")
-                compare_pages(checks, peer, reference, system.endpoints)
+                servers.append(server)
+                checks.check(True, f"{name}: starts and prints its ready line ({server.base_url})")
+                compare_pages(checks, server, reference, system.endpoints)
                 if "/tasks" in system.endpoints:
-                    check_tasks(checks, peer, tasks_bodies[system.waits_for_task_two],
+                    check_tasks(checks, server, tasks_bodies[system.waits_for_task_two],
                                 waits_for_task_two=system.waits_for_task_two)
                 for binary, at_least, exactly in system.tree:
-                    check_tree(checks, peer, binary, at_least, exactly)
-                servers.remove(peer)
-                check_stop(checks, peer)
+                    check_tree(checks, server, binary, at_least, exactly)
+                servers.remove(server)
+                check_stop(checks, server)
         finally:
             for server in servers:
                 server.stop(STOP_TIMEOUT_S)
