@@ -1,4 +1,4 @@
--- wrk's figures after its run as one line of JSON on stdout (scripts/modelbench/loadtools.py
+-- wrk's figures after its run as one line of JSON on stdout (scripts/modelbench/engine/loads/wrk.py
 -- reads it): exact counts and the latency distribution in microseconds, where wrk's own text
 -- rounds them and changes units.
 done = function(summary, latency, requests)
