@@ -5,14 +5,8 @@
 #   start, wait until it answers; status: exit 0 when running (prints where), 3 when not; reset:
 #   stop, wipe the data, start again from sql/; socket: print the unix socket path.
 # A second instance, e.g. for fault tests: DB_DIR=var/mariadb-faults DB_PORT=3309 scripts/db.sh start
-# Serving other hosts, e.g. DB_BIND=10.0.0.1 DB_ALLOW=10.0.0.0/24 scripts/db.sh start:
-#   DB_BIND   the address(es) mariadbd listens on, comma-separated (default 127.0.0.1), read when
-#             it starts: stop a running instance to change it.
-#   DB_ALLOW  where the read-only user bench may log in from besides this machine: a MariaDB host
-#             pattern (10.0.0.%, 10.0.0.5, 10.0.0.0/255.255.255.0) or a CIDR block (10.0.0.0/24,
-#             turned into the netmask form MariaDB matches); addresses only, host names are not
-#             resolved. Applied at start; on a running instance it replaces the earlier network
-#             (DB_ALLOW= withdraws it).
+# Serving other hosts (DB_BIND: the addresses it listens on; DB_ALLOW: where the user bench may log
+# in from besides this machine): docs/network.md.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +52,6 @@ allow=""
 [ -z "${DB_ALLOW:-}" ] || allow=$(host_pattern "$DB_ALLOW")
 
 running_pid() {
-    [ -f "$pidfile" ] || return 1
     local pid
     pid=$(cat "$pidfile" 2>/dev/null) || return 1
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -qa mariadbd "/proc/$pid/cmdline" 2>/dev/null \
@@ -214,14 +207,10 @@ stop() {
 
 status() {
     local pid
-    if pid=$(running_pid); then
-        echo "db: running (pid $pid, $(running_bind):$port, socket $sock, data $data)"
-        echo "db: user bench may log in from: $(client -N -e \
-            "SELECT GROUP_CONCAT(Host ORDER BY Host SEPARATOR ', ') FROM mysql.user WHERE User = 'bench'")"
-    else
-        echo "db: not running"
-        return 3
-    fi
+    pid=$(running_pid) || { echo "db: not running"; return 3; }
+    echo "db: running (pid $pid, $(running_bind):$port, socket $sock, data $data)"
+    echo "db: user bench may log in from: $(client -N -e \
+        "SELECT GROUP_CONCAT(Host ORDER BY Host SEPARATOR ', ') FROM mysql.user WHERE User = 'bench'")"
 }
 
 case "${1:-}" in

@@ -53,8 +53,7 @@ owner_alive() {
 
 kill_inside() {
     local name=$1 pids
-    pids=$(ip netns pids "$name" 2>/dev/null) || return 0
-    [ -n "$pids" ] || return 0
+    pids=$(ip netns pids "$name" 2>/dev/null) && [ -n "$pids" ] || return 0
     # shellcheck disable=SC2086
     kill -TERM $pids 2>/dev/null || true
     for _ in $(seq 1 20); do

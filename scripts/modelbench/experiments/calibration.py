@@ -1,22 +1,16 @@
-"""The calibration: the CPU cost that makes each model spend, per /html request, what the real
-system it stands for spends on this machine (blocking: Apache+PHP; async and its cluster: Node.js).
-
-It plans no runs: E1b chooses the cost from the records of its blocks before the calibrated models
-join (e1b.choose), and E1b and E1a run them. A model's cost at a concurrency is the real system's
-server CPU per request less the native model's (medians); one cost per model, the median of the
-three (docs/experiments.md says why), given as `--cpu-per-request-us`, a point on E5's axis. The
-report holds each calibrated model to its real system within ±25 % on requests/s and on CPU per
-request at every concurrency, block by block, and names the measured cause of every miss.
-"""
+"""The calibration (docs/experiments.md says what is taken and chosen, and its targets): the CPU
+cost that makes each model spend, per /html request, what the real system it stands for spends on
+this machine. It plans no runs: E1b chooses the cost from the records of its blocks before the
+calibrated models join (e1b.choose), and E1b and E1a run them."""
 
 import contextlib
 from dataclasses import replace
 
-from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
-from modelbench.experiments.base import CLUSTERS, SIDES, cpu_per_request, machine_split, nothing
-from modelbench.report.results import Results
+from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, machine_split, nothing,
+                                         real_system_of)
+from modelbench.report.results import Results, per_request_ms
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
                                         Side, interval_text, within)
@@ -38,10 +32,6 @@ def choices(results):
     return out
 
 
-def plan(ctx):
-    return []
-
-
 def marks(results):
     """(label, cost in µs): where each real system sits on E5's axis."""
     return [(f"{choice['real']} = {model} calibrated", choice["cost_us"])
@@ -53,21 +43,17 @@ def calibrated_results(results):
     E1 claims judge them by the same criteria; and {base in them: the calibrated run's own}."""
     runs, own = {}, {}
     for run_id, run in results.runs.items():
-        server = run.get("server")
-        if is_model(run) and not run.get("calibrated"):
-            continue  # a native model; one without a calibrated variant has no stand-in
         if run.get("calibrated"):
+            server = run["server"]
             native = server.removesuffix("-cal")
             calibrated_base = run.get("base", run_id)
             run = dict(run, server=native, id=run_id.replace(f"-{server}-", f"-{native}-"),
                        base=calibrated_base.replace(f"-{server}", f"-{native}"))
             own[run["base"]] = calibrated_base
+        elif (system := real_system_of(run)[0]) and not system.real:
+            continue  # a native model; one without a calibrated variant has no stand-in
         runs[run["id"]] = run
     return Results(results.directory, runs), own
-
-
-def is_model(run):
-    return run.get("system") in systems.names() and not systems.get(run["system"]).real
 
 
 def calibrated(results):
@@ -104,14 +90,6 @@ def no_surer(claim):
                                         "on its own, as its real side"))
 
 
-def match(results, m, r, key):
-    """(m's figure, r's, their ratio block by block); key None: server CPU per request."""
-    if key:
-        return results.figure(m, key), results.figure(r, key), results.ratio([m, r], key)
-    return (results.per_request_ms(m, "server"), results.per_request_ms(r, "server"),
-            results.per_request_ratio([m, r]))
-
-
 def target_list(results):
     """[(target, measured, verdict, cause, bases)] of every calibrated model and concurrency."""
     rows = []
@@ -120,17 +98,18 @@ def target_list(results):
         if not any(results.has(e1b.base(f"{model}-cal", c)) for c in e1b.CONCURRENCIES):
             continue
         for what, key, digits in (("requests/s", "requests_per_s", 1),
-                                  ("server CPU per request (ms)", None, 3)):
+                                  ("server CPU per request (ms)", per_request_ms("server"), 3)):
             for c in e1b.CONCURRENCIES:
                 mb, rb = e1b.base(f"{model}-cal", c), e1b.base(real, c)
-                m, r, interval = match(results, mb, rb, key)
+                interval = results.ratio([mb, rb], key)
                 verdict = within(interval, MATCH_LOW, MATCH_HIGH)
                 cause = "" if verdict not in (NOT_REPRODUCED, INCONCLUSIVE) else (
                     f"{model} calibrated: {cpu_per_request(results, mb)}, "
                     f"{machine_split(results, mb)}; {real}: {cpu_per_request(results, rb)}, "
                     f"{machine_split(results, rb)}")
                 rows.append((f"{model} calibrated within ±25 % of {real}: {what}, -c {c}",
-                             f"{fmt(m, digits)} vs {fmt(r, digits)}: "
+                             f"{fmt(results.figure(mb, key), digits)} vs "
+                             f"{fmt(results.figure(rb, key), digits)}: "
                              f"{interval_text(interval, prefix='×')}", verdict, cause, (mb, rb)))
     return rows
 
@@ -173,5 +152,5 @@ def headline(results):
             for model, choice in choices(results).items()}
 
 
-plots = pair_rows = nothing
+plan = plots = pair_rows = nothing
 

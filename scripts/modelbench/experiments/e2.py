@@ -1,10 +1,7 @@
-"""E2: hello world, `ab -c 200` against /hello: every system directly, with the servers' listen
-queue (511) and with the posts' (128: Linux capped every queue at net.core.somaxconn = 128 before
-5.4); then as the post ran it, through nginx (BEHIND_NGINX), every listen queue at 128. The post:
-PHP-FPM 5042 req/s, Node.js 5356, Express 3529, no failures, the longest request about 3.2–3.7 s
-in every run (a SYN sent again after the listen queue overflowed); PHP-FPM on a unix socket
-answered more than half the requests non-200 at -c 200, none at -c 100."""
+"""E2, hello world (docs/experiments.md says what the post measured and what runs here): `ab -c
+200` against /hello directly, with both listen queues, then through nginx (BEHIND_NGINX)."""
 
+import functools
 from dataclasses import replace
 
 from modelbench.engine import machine
@@ -75,8 +72,8 @@ def plan(ctx):
     posts = ("--backlog", str(POSTS_BACKLOG))
     direct = [Group([Run(base(s.key, backlog), f"E2 {s.key}{' '.join(('', *flags))}: "
                          f"{load.text()}", KEY, s, load, flags=flags, record=record)])
-              for s in ctx.servers(needs="/hello") for backlog, flags in ((None, ()),
-                                                                          (POSTS_BACKLOG, posts))]
+              for s in ctx.servers(needs="/hello")
+              for backlog, flags in ((None, ()), (POSTS_BACKLOG, posts))]
     behind = []
     for key, system, own, front, concurrencies in BEHIND_NGINX:
         if ctx.has(system):
@@ -165,9 +162,7 @@ def nginx_claims(r):
                           f"{interval_text(interval, prefix='×')}",
                           lambda: f"{n}: {cpu_per_request(r, a)}; {d}: {cpu_per_request(r, b)}.")
 
-    def similar(interval):
-        return about(interval, 1.0, SIMILAR)
-
+    similar = functools.partial(about, centre=1.0, margin=SIMILAR)
     unix, c100, other = (nginx_base("fpm-unix"), nginx_base("fpm-unix", 100),
                          nginx_base("fpm-unix-511"))
     failing, calm, fixed = (r.rate([b], "non2xx") for b in (unix, c100, other))
@@ -271,10 +266,7 @@ def claims(r):
     if not keys(r):
         return nginx
     cap = r.record(next(base(k) for k in keys(r))).get("somaxconn", SERVERS_BACKLOG)
-
-    def posts(s):
-        return base(s, POSTS_BACKLOG)
-
+    posts = functools.partial(base, backlog=POSTS_BACKLOG)
     retransmit = ("The longest /hello request at -c 200 takes about 3 s: a SYN retransmit after "
                   "the listen queue overflowed (E2: 3.2–3.7 s)")
     return [

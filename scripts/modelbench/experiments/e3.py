@@ -1,7 +1,5 @@
-"""E3: `ab -n 1000 -c 5` as its post ran it, Apache with PHP-FPM beside Apache with mod_php and
-the models: against /html (the post's CMS page: appserver.io 30.6 req/s, Apache+PHP-FPM 43.0) and
-/factorial, whose body length varies, then the same with `-l`. ab counts every length but the
-first response's as "Failed requests (Length)": the post saw 970 of 1000. One block decides."""
+"""E3, ab's Length failures (docs/experiments.md): `ab -n 1000 -c 5` as its post ran it, against
+/factorial without and with `-l`, and against /html, the post's page. One block decides."""
 
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (NO_MORE, SIDES, figures, nothing, part, run_table,
@@ -22,8 +20,6 @@ SYSTEMS = ("php", "apache-fpm", "node", "blocking", "async")
 # The sizes that also run the post's page, /html at -c 5 (a rate, so three blocks).
 PAGE_SIZES = ("smoke", "standard", "full")
 REAL = ("php", "apache-fpm", "node")
-# appserver.io 1.0.1, the post's other system, needs PHP 5 with pthreads: neither Debian 12 (PHP
-# 8.2) nor its package archive has it.
 APPSERVER = "not runnable here: appserver.io needs PHP 5 with the pthreads extension; Debian 12 " \
     "has PHP 8.2 and no appserver.io"
 
@@ -38,8 +34,7 @@ def base(key, with_l=False):
 
 def plan(ctx):
     n = REQUESTS[ctx.size]
-    plain = Load("ab", "/factorial", 5, n=n)
-    variable = Load("ab", "/factorial", 5, n=n, variable_length=True)
+    plain, variable = (Load("ab", "/factorial", 5, n=n, variable_length=v) for v in (False, True))
     page = Load("ab", "/html", 5, n=n)
     groups = []
     for s in ctx.servers(SYSTEMS, needs="/factorial"):

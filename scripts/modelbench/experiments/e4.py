@@ -1,7 +1,5 @@
-"""E4: the deferred task (/tasks?delay_ms=: the order of three log lines, one block) and /json
-under `siege -c 500 -d 1` and `-c 1000 -d 1` (the post: about 990 trans/s for both at 500 users;
-at 1000, Node.js 1437 and PHP+Apache 1990 trans/s, siege concurrency 281 against 5.6), the four
-servers' crowds in blocks."""
+"""E4 (docs/experiments.md): the deferred task (/tasks?delay_ms=: the order of three log lines)
+and /json under `siege -c 500 -d 1` and `-c 1000 -d 1`, the four servers' crowds in blocks."""
 
 from modelbench.engine.plan import Group, Load, Part, Run
 from modelbench.experiments.base import (NO_FAILURES, SIDES, cpu_per_request, figures,
@@ -135,13 +133,12 @@ def siege_claims(r):
                     f"{fmt(r.figure(b, 'requests_per_s'))} and "
                     f"{fmt(r.figure(a, 'requests_per_s'))} trans/s); failed transactions "
                     f"{failed.text()}")
-
-        def cause():
-            return "; ".join(f"{name}: {cpu_per_request(r, x)}, siege concurrency "
-                             f"{fmt(r.figure(x, 'siege_concurrency'), 1)}, {machine_split(r, x)}"
-                             for name, x in ((blocking_like, b), (async_like, a))) + "."
         return judged(evidence, all_of(about(rate, 1.0, SIMILAR), at_most(failed, NO_FAILURES)),
-                      cause, rate, (b, a))
+                      lambda: "; ".join(
+                          f"{name}: {cpu_per_request(r, x)}, siege concurrency "
+                          f"{fmt(r.figure(x, 'siege_concurrency'), 1)}, {machine_split(r, x)}"
+                          for name, x in ((blocking_like, b), (async_like, a))) + ".",
+                      rate, (b, a))
 
     def crowd_side(blocking_like, async_like, key, threshold):
         """The rate: blocking ÷ async; the concurrency: async ÷ blocking."""

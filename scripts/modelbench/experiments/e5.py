@@ -1,9 +1,6 @@
-"""E5, the crossover: /html under `ab -c 20` and `-c 200` while the CPU each request costs on the
-thread that serves it (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds, for the blocking
-model (also with Apache's prefork lifecycle), the async model and the async cluster. The single
-event loop serves at most one second's worth of costs per second; the blocking model spends them
-on many threads over every core, the cluster on a loop per core. A crossover is read from the
-measured points (crossing, ratios). A part per cost: its four servers compared in blocks."""
+"""E5, the crossover (docs/experiments.md asks and reads it): /html under ab while the CPU each
+request costs (`--cpu-per-request-us`) sweeps from 0 to a few milliseconds. A part per cost: its
+four servers compared in blocks."""
 
 import math
 import os
@@ -59,12 +56,8 @@ def plan(ctx):
 
 def sweep(results):
     """{concurrency: sorted costs in µs} of the E5 runs."""
-    found = {}
-    for base in results.by_base:
-        match = RUN.match(base)
-        if match:
-            found.setdefault(int(match.group(2)), set()).add(int(match.group(3)))
-    return {c: sorted(costs) for c, costs in sorted(found.items())}
+    found = [(int(m.group(2)), int(m.group(3))) for m in map(RUN.match, results.by_base) if m]
+    return {c: sorted({u for cc, u in found if cc == c}) for c in sorted({c for c, _ in found})}
 
 
 def base(key, c, u):
@@ -72,8 +65,7 @@ def base(key, c, u):
 
 
 def label(results, key):
-    return {"blocking": "blocking", "blocking-prefork": "blocking prefork",
-            "async": "async", "async-cluster": f"async cluster ×{results.cores}"}[key]
+    return key.replace("-", " ") + (f" ×{results.cores}" if key == "async-cluster" else "")
 
 
 def crossing(costs, ratios):
@@ -189,7 +181,7 @@ def section(results):
     plot = ("![e5-crossover.png](e5-crossover.png)"
             if os.path.exists(os.path.join(results.directory, "e5-crossover.png")) else "")
     return "\n".join([
-        "## E5 — the crossover: requests/s against the CPU each request costs", "",
+        f"## {TITLE}", "",
         f"`ab -r -c C -t {fmt(seconds, 0)}` on /html, a server started for each cost and warmed "
         "up at each concurrency, while every request costs the thread that serves it "
         "`--cpu-per-request-us` of CPU (measured on the thread's CPU clock): the single event "

@@ -1,12 +1,7 @@
-"""E6, the database across a network: /html under ab with MariaDB a round trip of 0 to 2 ms away
-(delay_proxy, tests/tools/delay_proxy), for the blocking server with a connection per request and
-with persistent connections, the async server and its cluster. The posts' setups had the database
-on the same host; production never does, and each model pays for a round trip differently (MODELS:
-k round trips per request, slots of requests waiting at once), so c clients get at most
-slots / (k d) requests/s, and never more than at 0 ms, where the CPU was the limit. 0 ms goes
-through the proxy too, so the baseline has its costs. (This kernel has no netem qdisc; where
-`tc qdisc ... netem` works it could delay the loopback instead.)
-"""
+"""E6, the database across a network (docs/experiments.md, with what each model pays per round
+trip): /html under ab with MariaDB behind delay_proxy (tests/tools/delay_proxy), a round trip of 0
+to 2 ms away. (This kernel has no netem qdisc; where `tc qdisc ... netem` works it could delay the
+loopback instead.)"""
 
 import contextlib
 import os
