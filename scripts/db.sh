@@ -100,14 +100,6 @@ port_taken() {
 
 running_bind() { client -N -e 'SELECT @@bind_address' 2>/dev/null; }
 
-load_sql() {
-    echo "db: loading sql/ into the private instance"
-    for f in "$root"/sql/*.sql; do
-        client < "$f" || die "loading $f failed"
-    done
-    sql_checksum > "$sqlstamp"
-}
-
 start() {
     # Interrupted before it is ready: the instance this call started is its to stop.
     trap 'stop_launched 130' INT
@@ -161,7 +153,11 @@ start() {
         echo "db: started (pid $(cat "$pidfile"), $bind:$port, socket $sock)"
     fi
     if [ ! -f "$sqlstamp" ] || [ "$(cat "$sqlstamp")" != "$(sql_checksum)" ]; then
-        load_sql
+        echo "db: loading sql/ into the private instance"
+        for f in "$root"/sql/*.sql; do
+            client < "$f" || die "loading $f failed"
+        done
+        sql_checksum > "$sqlstamp"
         sync_users=yes
     fi
     [ -z "$sync_users" ] || allow_bench_from_network

@@ -22,8 +22,7 @@ cp "$root"/tests/hostile/*.http "$corpus/"
 echo "fuzz: running request_fuzzer for ${seconds}s (seeds: tests/hostile/)"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/bin/request_fuzzer" -max_total_time="$seconds" -max_len=131072 -timeout=10 \
-    -artifact_prefix="$build/" \
-    -print_final_stats=1 "$corpus" 2>"$build/fuzz.log" \
+    -artifact_prefix="$build/" -print_final_stats=1 "$corpus" 2>"$build/fuzz.log" \
     || { tail -n 60 "$build/fuzz.log" >&2; echo "fuzz: FAILED, see $build/fuzz.log" >&2; exit 1; }
 grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz.log" | sed 's/^/fuzz: /'
 echo "fuzz: no crash, no sanitizer report in ${seconds}s"

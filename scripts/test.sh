@@ -35,7 +35,6 @@ status=0
 echo "== format: clang-format --dry-run --Werror on every C++ file"
 git ls-files -z '*.cpp' '*.hpp' | xargs -0 clang-format --dry-run --Werror || status=1
 
-jobs=$(nproc)
 build() {  # build DIR [cmake args...]
     local dir=$1; shift
     echo "== build: $dir"
@@ -43,7 +42,7 @@ build() {  # build DIR [cmake args...]
         || { cat "$dir.configure.log"; return 1; }
     local targets=()
     [ "$tier" = unit ] && targets=(--target unit_tests server_unit_tests)
-    cmake --build "$dir" -j "$jobs" "${targets[@]}" 2>&1 | grep -E "error:|warning:|Error "
+    cmake --build "$dir" -j "$(nproc)" "${targets[@]}" 2>&1 | grep -E "error:|warning:|Error "
     return "${PIPESTATUS[0]}"
 }
 

@@ -68,7 +68,6 @@ def claims(results):
 
     def rebased(side):
         if side.verdict == NOT_MEASURED:
-            # A model it needs has no calibrated variant here: the default calibrates no cluster.
             return Side("no calibrated variant of a model it compares in this run (the default "
                         "calibrates no cluster: --standard does)", NOT_MEASURED)
         return replace(side, bases=tuple(own.get(b, b) for b in side.bases))

@@ -20,9 +20,7 @@ TITLE = "E2 — hello world"
 IN_DEFAULT = True
 REQUESTS = {"smoke": 2000, "default": 50000, "standard": 50000, "full": 100000}
 SECONDS = {"default": 2}  # the default's are cut at 2 s: why, docs/experiments.md "E2's runs"
-# Failures (a rate over every request of the side's runs) and stalls (its longest request in each
-# run): two blocks decide them, far from their bounds; the rates compared through nginx get more
-# blocks while undecided.
+# Why two blocks decide failures and stalls: docs/experiments.md, E2, "What runs here".
 BLOCKS = {"smoke": 1, "default": 2, "standard": 5, "full": 5}
 NGINX_REQUESTS = {"smoke": 1000, "default": 20000, "standard": 20000, "full": 100000}
 # Through nginx, as the post: (key, system, flags of its own, behind nginx, concurrencies).
@@ -33,8 +31,7 @@ BEHIND_NGINX = (
     ("node-nginx", "node", (), True, (200,)), ("express-nginx", "express", (), True, (200,)),
     ("blocking-nginx", "blocking", (), True, (200,)), ("async-nginx", "async", (), True, (200,)),
     ("nginx", "nginx", (), False, (200,)))
-NGINX_REAL = ("fpm", "node-nginx", "express-nginx")
-NGINX_MODELS = ("blocking-nginx", "async-nginx")
+NGINX_SIDES = (("fpm", "node-nginx", "express-nginx"), ("blocking-nginx", "async-nginx"))
 POSTS_BACKLOG = 128
 SERVERS_BACKLOG = 511
 # A SYN retransmit waits 1 s first. Measured on 2026-12-06 over three default runs, E2's longest
@@ -198,12 +195,11 @@ def nginx_claims(r):
               f"{MORE_THAN_HALF:.0%}; at -c 100, and with 511 at -c 200, at most one in "
               f"{1 / NO_FAILURES:,.0f}", socket, no_model),
         Claim("E2n no failures", "Through nginx over TCP, no failed requests (E2)",
-              NO_FAILURES_CRITERION, failures_side(r, NGINX_REAL, nginx_base),
-              failures_side(r, NGINX_MODELS, nginx_base)),
+              NO_FAILURES_CRITERION,
+              *(failures_side(r, names, nginx_base) for names in NGINX_SIDES)),
         Claim("E2n 3-s requests", "Through nginx, the longest request takes about 3 s (E2: "
               "3.2–3.7 s in every run)", STALL_CRITERION,
-              slow_side(r, NGINX_REAL, nginx_base, POSTS_BACKLOG),
-              slow_side(r, NGINX_MODELS, nginx_base, POSTS_BACKLOG)),
+              *(slow_side(r, names, nginx_base, POSTS_BACKLOG) for names in NGINX_SIDES)),
     ]
 
 
@@ -267,23 +263,21 @@ def claims(r):
         return nginx
     cap = r.record(next(base(k) for k in keys(r))).get("somaxconn", SERVERS_BACKLOG)
     posts = functools.partial(base, backlog=POSTS_BACKLOG)
+    sides = SIDES.values()  # real, model
     retransmit = ("The longest /hello request at -c 200 takes about 3 s: a SYN retransmit after "
                   "the listen queue overflowed (E2: 3.2–3.7 s)")
     return [
         Claim("E2 no failures", "Hello world at -c 200: no failed requests (E2)",
-              NO_FAILURES_CRITERION, failures_side(r, SIDES["real"], base),
-              failures_side(r, SIDES["model"], base)),
+              NO_FAILURES_CRITERION, *(failures_side(r, names, base) for names in sides)),
         Claim("E2 3-s requests", retransmit + f", with the servers' listen queue "
               f"({SERVERS_BACKLOG}; somaxconn {cap})", STALL_CRITERION,
-              slow_side(r, SIDES["real"], base, min(SERVERS_BACKLOG, cap)),
-              slow_side(r, SIDES["model"], base, min(SERVERS_BACKLOG, cap))),
+              *(slow_side(r, names, base, min(SERVERS_BACKLOG, cap)) for names in sides)),
         Claim(f"E2 3-s requests, backlog {POSTS_BACKLOG}",
               retransmit + f", with the posts' listen queue: --backlog {POSTS_BACKLOG}, the cap "
               "of kernels before 5.4",
               f"the side's longest request in each run ≥ {STALL_MS} ms (a SYN retransmit), and "
               "at least one listen queue overflow in each",
-              slow_side(r, SIDES["real"], posts, POSTS_BACKLOG, True),
-              slow_side(r, SIDES["model"], posts, POSTS_BACKLOG, True)),
+              *(slow_side(r, names, posts, POSTS_BACKLOG, True) for names in sides)),
     ] + nginx
 
 

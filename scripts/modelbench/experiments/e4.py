@@ -166,15 +166,14 @@ def siege_claims(r):
               "At 1000 users Apache+PHP serves more transactions/s than Node.js (E4: 1990 vs "
               "1437 trans/s)",
               f"blocking side ÷ async side ×{CROWD_FASTER} or more",
-              crowd_side(*SIDES["real"], "requests_per_s", CROWD_FASTER),
-              crowd_side(*SIDES["model"], "requests_per_s", CROWD_FASTER)),
+              *(crowd_side(*side, "requests_per_s", CROWD_FASTER) for side in SIDES.values())),
         Claim("E4 siege 1000 concurrency",
               "At 1000 users Node.js shows a far higher siege concurrency, its requests queued "
               "in the one event loop (E4: 281 vs 5.6)",
               f"siege concurrency of the async side ÷ the blocking side's ×{CROWD_CONCURRENCY}"
               " or more",
-              crowd_side(*SIDES["real"], "siege_concurrency", CROWD_CONCURRENCY),
-              crowd_side(*SIDES["model"], "siege_concurrency", CROWD_CONCURRENCY)),
+              *(crowd_side(*side, "siege_concurrency", CROWD_CONCURRENCY)
+                for side in SIDES.values())),
     ]
 
 
