@@ -191,13 +191,12 @@ stop() {
     local pid
     if ! pid=$(running_pid); then
         echo "db: not running"
-        rm -f "$pidfile" "$sock"
-        return 0
+    else
+        admin shutdown || kill -TERM "$pid"
+        gone_within "$pid" 300 && { echo "db: stopped"; return 0; }
+        echo "db: mariadbd (pid $pid) ignored shutdown for 30 s; killing it" >&2
+        kill -KILL "$pid" 2>/dev/null || true
     fi
-    admin shutdown || kill -TERM "$pid"
-    gone_within "$pid" 300 && { echo "db: stopped"; return 0; }
-    echo "db: mariadbd (pid $pid) ignored shutdown for 30 s; killing it" >&2
-    kill -KILL "$pid" 2>/dev/null || true
     rm -f "$pidfile" "$sock"
 }
 

@@ -78,8 +78,7 @@ create() {
     mkdir -p "$state_dir" "$(dirname "$lock_file")"
     exec {lock}>"$lock_file"
     flock "$lock"
-    local i
-    n=""
+    local i out
     for i in $(seq 1 254); do
         if ip netns list | grep -qw "modelbench$i"; then
             owner_alive "$i" && continue
@@ -93,7 +92,6 @@ create() {
     done
     [ -n "$n" ] || unavailable "no free $subnet.N.0/24 block"
     echo "$$ $(awk '{print $22}' "/proc/$$/stat")" >"$state_dir/$n.owner"
-    local out
     out=$( {
         ip netns add "modelbench$n" &&
             ip link add "mbveth${n}h" type veth peer name "mbveth${n}n" netns "modelbench$n" &&

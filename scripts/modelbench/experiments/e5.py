@@ -25,10 +25,9 @@ SERVERS = (("blocking", "blocking", False, ()),
            ("async", "async", False, ()), ("async-cluster", "async", True, ()))
 LINES = [key for key, *_ in SERVERS]
 COSTS_US = (0, 100, 250, 500, 1000, 2000, 4000)
+SWEEP = {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 2}
 SIZES = {"smoke": {"costs_us": (0, 1000), "concurrencies": (20,), "seconds": 1},
-         "default": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 2},
-         "standard": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 2},
-         "full": {"costs_us": COSTS_US, "concurrencies": (20, 200), "seconds": 5}}
+         "default": SWEEP, "standard": SWEEP, "full": {**SWEEP, "seconds": 5}}
 # Each crossover: what it is, its label on the plot, the server the blocking model is compared
 # with, and what it means that the crossover is not within the sweep.
 CROSSOVERS = {"overtake": ("the blocking model overtakes the single event loop",

@@ -26,10 +26,9 @@ CONCURRENCIES = (20, 200)
 PROXY_READY_S = 10.0
 PLOT = "e6-database-latency.png"
 COLORS = ("#c0392b", "#e67e22", "#2471a3", "#1e8449")
-SIZES = {"smoke": {"delays_ms": (0, 2), "seconds": 1},
-         "default": {"delays_ms": DELAYS_MS, "seconds": 2},
-         "standard": {"delays_ms": DELAYS_MS, "seconds": 2},
-         "full": {"delays_ms": DELAYS_MS, "seconds": 5}}
+SWEEP = {"delays_ms": DELAYS_MS, "seconds": 2}
+SIZES = {"smoke": {"delays_ms": (0, 2), "seconds": 1}, "default": SWEEP, "standard": SWEEP,
+         "full": {**SWEEP, "seconds": 5}}
 
 
 def threads(c, status):
@@ -156,7 +155,7 @@ def section(results):
     if not delays:
         return ""
     parts = [
-        "## E6 — the database across a network", "",
+        f"## {TITLE}", "",
         "`ab -c 20` and `-c 200` against `/html` with MariaDB behind `delay_proxy`, a TCP "
         "proxy that adds a round trip of 0 to 2 ms (half each way, and the handshake to a new "
         "connection); each run has its own proxy and a server started with `--db-host` and "
