@@ -6,6 +6,7 @@ Each stops at the first of: a status line received, the connection closed or res
 limit sent, the time limit, the caller's guard; its result is what ended it and the bytes sent.
 """
 
+import contextlib
 import errno
 import selectors
 import socket
@@ -102,19 +103,15 @@ class _Connection:
             return self.end(RESET)
 
 
-def hold_open(address, connections):
-    """What the hostile connections cost without their bytes: open sockets (the caller closes
-    them) that each sent the start of a request head and wait (a blocking server's worker each)."""
-    held = []
-    try:
-        for _ in range(connections):
-            held.append(socket.create_connection(address, timeout=10))
-            held[-1].sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\n")
-    except OSError:
-        for connection in held:
-            connection.close()
-        raise
-    return held
+@contextlib.contextmanager
+def waiting_connections(address, count):
+    """What the hostile connections cost without their bytes: open sockets, closed on leaving,
+    that each sent the start of a request head and wait (a blocking server's worker each)."""
+    with contextlib.ExitStack() as stack:
+        for _ in range(count):
+            connection = stack.enter_context(socket.create_connection(address, timeout=10))
+            connection.sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\n")
+        yield
 
 
 def send(address, connections, bytes_each, time_limit_s, guard):
@@ -123,13 +120,11 @@ def send(address, connections, bytes_each, time_limit_s, guard):
     kinds = list(OPENINGS)
     started = time.monotonic()
     selector = selectors.DefaultSelector()
-    live, results = set(), []
-    for i in range(connections):
-        connection = _Connection(kinds[i % len(kinds)], address, started)
+    opened = [_Connection(kinds[i % len(kinds)], address, started) for i in range(connections)]
+    for connection in opened:
         selector.register(connection.socket, selectors.EVENT_READ | selectors.EVENT_WRITE,
                           connection)
-        live.add(connection)
-        results.append(connection.result)
+    live = set(opened)
 
     def close(connection):
         selector.unregister(connection.socket)
@@ -160,4 +155,4 @@ def send(address, connections, bytes_each, time_limit_s, guard):
             connection.end(stop)
             close(connection)
         selector.close()
-    return results
+    return [connection.result for connection in opened]
