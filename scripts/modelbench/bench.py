@@ -63,7 +63,7 @@ MAX_RSS_MIB = {"async": 16, "blocking-per-request": 64, "blocking-persistent": 6
 MAX_EXTRA_LATENCY_MS = 0.3
 MAX_FAILED_SHARE = 0.002
 PARTS = ("ceilings", "servers", "cost", "memory")
-# The cost part (docs/cost-measurement.md): (key, system, flags) measured, the cases, the floors.
+# The cost part (docs/cost-measurement.md): (key, system, cluster, flags), cases, floors.
 COST_SERVERS = (("nginx", "nginx", False, ()), ("apache", "php", False, ()),
                 ("blocking", "blocking", False, ()),
                 ("prefork", "blocking", False, ("--lifecycle", "prefork")),
@@ -118,7 +118,7 @@ def cost_base(key, case):
     return f"cost-{key}-{case}"
 
 
-def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
+def make_plan(checkout, ctx, seconds, blocks, chosen):
     """The chosen parts; without a checkout (before the build that sizes the ceilings' loops)
     only what to prepare for them."""
     ceilings = []

@@ -31,21 +31,19 @@ ANSWERED, RESET, CLOSED, LIMIT, TIMEOUT, STOPPED = (
 @dataclass
 class Result:
     """How one hostile connection ended (a constant above), the status of a response that came
-    (with or before a reset), bytes sent, seconds."""
+    (with or before a reset), bytes sent."""
 
     kind: str
     end: str = ""
     status: int = 0
     bytes_sent: int = 0
-    seconds: float = 0.0
 
 
 class _Connection:
-    def __init__(self, kind, address, started):
+    def __init__(self, kind, address):
         self.result = Result(kind)
         self.pending = OPENINGS[kind]
         self.received = b""
-        self.started = started
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setblocking(False)
         self.socket.connect_ex(address)
@@ -53,7 +51,6 @@ class _Connection:
     def end(self, how):
         """Records how it ended; the caller closes it."""
         self.result.end = how
-        self.result.seconds = time.monotonic() - self.started
         return True
 
     def _status(self):
@@ -120,7 +117,7 @@ def send(address, connections, bytes_each, time_limit_s, guard):
     kinds = list(OPENINGS)
     started = time.monotonic()
     selector = selectors.DefaultSelector()
-    opened = [_Connection(kinds[i % len(kinds)], address, started) for i in range(connections)]
+    opened = [_Connection(kinds[i % len(kinds)], address) for i in range(connections)]
     for connection in opened:
         selector.register(connection.socket, selectors.EVENT_READ | selectors.EVENT_WRITE,
                           connection)

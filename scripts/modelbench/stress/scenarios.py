@@ -145,21 +145,21 @@ def record_load(out, label, record):
               f"{f['failed']} failed, {f['non2xx']} non-2xx of {f['complete']}")
 
 
-def settle(target, before, timeout_s):
-    """(snapshot, seconds until fds and threads are back to before's; None past timeout_s)."""
+def settle(target, before):
+    """(snapshot, seconds until fds and threads are back to before's; None past SETTLE_S)."""
     started = time.monotonic()
     while True:
         now = target.snapshot()
         if now["fds"] <= before["fds"] and now["threads"] <= before["threads"]:
             return now, time.monotonic() - started
-        if time.monotonic() - started > timeout_s:
+        if time.monotonic() - started > SETTLE_S:
             return now, None
         time.sleep(0.1)
 
 
 def record_settle(out, label, target, before):
     """Descriptors and threads after a load against their pre-test counts."""
-    after, seconds = settle(target, before, SETTLE_S)
+    after, seconds = settle(target, before)
     out.figure(f"{label}: open fds before → after", f"{before['fds']} → {after['fds']}")
     out.figure(f"{label}: threads before → after", f"{before['threads']} → {after['threads']}")
     out.figure(f"{label}: RSS MiB before → after (peak)", f"{mib(before['rss_kib'])} → "
@@ -394,17 +394,15 @@ def leaks(ctx, model, out):
     target, before = ctx.start(out, [])
     ab = Load("ab", "/html", s["leak_c"], n=s["leak_n"])
     out.figure("each run", ab.text())
-    # Run 0 is not compared: it brings glibc's arenas and the cached thread stacks to their
-    # steady size (docs/robustness.md).
     rss = []
     for run in (0, 1, 2, 3):
         record = load_run(ctx, target, f"leaks-{model}-{run}", ab, f"run {run}: {ab.text()}")
         record_load(out, f"run {run}", record)
         rss.append(record_settle(out, f"run {run}", target, before)["rss_kib"])
         machine.wait_for_ports(0)
-    # RSS after three identical runs within 10 % of RSS after the first: a leak grows with every
-    # run, so the last run shows it; run 2 alone may peak with the arenas (seen: 15.4, 17.4,
-    # 15.8 MiB on the blocking server) and is reported, not judged.
+    # A leak grows with every run: runs 1 and 3 compared. Run 0 brings glibc's arenas and the
+    # cached thread stacks to their steady size (docs/robustness.md); run 2 may peak with the
+    # arenas (seen: 15.4, 17.4, 15.8 MiB on the blocking server): reported, not judged.
     growth = rss[3] / rss[1] - 1
     allowed_kib = max(RSS_GROWTH_LIMIT * rss[1], RSS_GROWTH_FLOOR_KIB)
     out.check(f"RSS after run 3 within {RSS_GROWTH_LIMIT:.0%} (at least "
@@ -439,7 +437,7 @@ def memory(ctx, model, out):
         record = load_run(ctx, target, f"memory-{model}-baseline", load, label)
     record_load(out, label, record)
     baseline_kib = target.snapshot()["peak_rss_kib"]
-    settle(target, before, SETTLE_S)
+    settle(target, before)
     machine.wait_for_ports(0)
     label = f"{load.text()} beside {count} hostile connections"
     run = load_run_in_background(ctx, target, f"memory-{model}-hostile", load, label)
@@ -455,8 +453,7 @@ def memory(ctx, model, out):
     results = hostile.send((target.host, target.port), count, size * 1024 * 1024,
                            s["hostile_time_limit_s"], guard)
     hostile_s = time.monotonic() - began
-    record = run.result()
-    record_load(out, label, record)
+    record_load(out, label, run.result())
     # Once the connections are gone: what they had sent into the socket buffers was read too.
     peak_kib = record_settle(out, "after the hostile connections", target, before)["peak_rss_kib"]
     for kind in hostile.OPENINGS:
