@@ -227,7 +227,8 @@ def overload(ctx, model, out):
 
 def key_values(text):
     lines = (line.partition("=") for line in text.splitlines())
-    return {key.strip(): float(value) for key, equals, value in lines if equals}
+    return {key.strip(): int(value) if value.strip().isdigit() else float(value)
+            for key, equals, value in lines if equals}
 
 
 @scenario("slow-clients")
@@ -247,12 +248,11 @@ def slow_clients(ctx, model, out):
     if result.returncode != 0:
         raise TargetError(f"slow_clients exited with {result.returncode}: {result.stderr[-300:]}")
     v = key_values(result.stdout)
-    closed = int(v["closed_by_server"])
-    out.figure("slow connections: opened, closed by the server", f"{int(v['opened'])}, {closed}")
+    closed = v["closed_by_server"]
+    out.figure("slow connections: opened, closed by the server", f"{v['opened']}, {closed}")
     out.figure("closed at s: first, last", f"{v['first_close_s']:.1f}, {v['last_close_s']:.1f}")
     out.figure("probes meanwhile: answered, failed, unanswered",
-               f"{int(v['probes_answered'])}, {int(v['probe_failures'])}, "
-               f"{int(v['probes_unanswered'])}")
+               f"{v['probes_answered']}, {v['probe_failures']}, {v['probes_unanswered']}")
     out.figure("probe latency ms: p50, p99, max",
                f"{v['probe_p50_ms']:.1f}, {v['probe_p99_ms']:.1f}, {v['probe_max_ms']:.1f}")
     out.figure("peak threads, peak fds", f"{peak['threads']}, {peak['fds']}")
@@ -267,8 +267,8 @@ def slow_clients(ctx, model, out):
         out.check(f"other clients answered under {PROBE_LIMIT_MS:.0f} ms meanwhile",
                   v["probes_answered"] > 0 and v["probe_max_ms"] < PROBE_LIMIT_MS and
                   v["probe_failures"] == v["probes_unanswered"] == 0,
-                  f"max {v['probe_max_ms']:.1f} ms, {int(v['probe_failures'])} failed, "
-                  f"{int(v['probes_unanswered'])} unanswered")
+                  f"max {v['probe_max_ms']:.1f} ms, {v['probe_failures']} failed, "
+                  f"{v['probes_unanswered']} unanswered")
     record_settle(out, "after the slow clients", target, before)
 
 
@@ -284,8 +284,7 @@ def describe(counter):
 
 
 def database_fault(ctx, target, out, fault, reference, access_log):
-    """One outage during ab on /json: the database stopped (or SIGKILLed), probed while down,
-    started again, probed until the answers are right again."""
+    """One outage during ab on /json: the database stopped or SIGKILLed, then started again."""
     s = ctx.sizes
     seen_before = statuses_in(access_log)
     what = "stopped" if fault == "stop" else "SIGKILLed"
@@ -513,8 +512,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
                     busy_until = time.monotonic() - started
                 time.sleep(0.1)
         finally:
-            if tool.poll() is None:
-                tool.kill()
+            tool.kill()  # no signal once it has ended
             code = tool.wait()
     prober.stop()
     try:
