@@ -1,10 +1,6 @@
-"""Hostile senders for the memory scenario: connections that each start a request, then send
-bytes that never end the part being parsed (a chunk extension, a trailer field, a header line) as
-fast as the server takes them. A server without a cap on its read buffer keeps them all.
-
-Each stops at the first of: a status line received, the connection closed or reset, its byte
-limit sent, the time limit, the caller's guard; its result is what ended it and the bytes sent.
-"""
+"""Hostile senders for the memory scenario (docs/robustness.md, which says when each stops):
+connections that each start a request, then send bytes that never end the part being parsed as
+fast as the server takes them. A server without a cap on its read buffer keeps them all."""
 
 import contextlib
 import errno
