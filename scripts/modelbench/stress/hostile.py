@@ -90,10 +90,7 @@ class _Connection:
                 return self.end(f"error: {error.strerror}")
             # The server may have answered before it reset: take what it sent (a reset socket
             # gives its received bytes, then the reset or an end; never "would block").
-            for _ in range(16):
-                if self.read():
-                    return True
-            return self.end(RESET)
+            return any(self.read() for _ in range(16)) or self.end(RESET)
 
 
 @contextlib.contextmanager

@@ -78,8 +78,7 @@ class FaultDatabase:
         started = time.monotonic()
         env = {**os.environ, "DB_DIR": self.directory, "DB_PORT": str(self.port)}
         with open(self.log_path, "a") as log:
-            log.write(f"== db.sh {action}\n")
-            log.flush()
+            print(f"== db.sh {action}", file=log, flush=True)
             code = subprocess.call(["bash", self.db_sh, action], env=env, stdout=log,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         if code != 0:
