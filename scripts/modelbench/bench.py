@@ -63,7 +63,7 @@ MAX_RSS_MIB = {"async": 16, "blocking-per-request": 64, "blocking-persistent": 6
 MAX_EXTRA_LATENCY_MS = 0.3
 MAX_FAILED_SHARE = 0.002
 PARTS = ("ceilings", "servers", "cost", "memory")
-# The cost part (docs/cost-measurement.md): (key, system, flags) measured, the cases, the floors.
+# The cost part (docs/cost-measurement.md): (key, system, cluster, flags), cases, floors.
 COST_SERVERS = (("nginx", "nginx", False, ()), ("apache", "php", False, ()),
                 ("blocking", "blocking", False, ()),
                 ("prefork", "blocking", False, ("--lifecycle", "prefork")),
@@ -118,7 +118,7 @@ def cost_base(key, case):
     return f"cost-{key}-{case}"
 
 
-def make_plan(checkout, ctx, seconds, blocks, chosen=PARTS):
+def make_plan(checkout, ctx, seconds, blocks, chosen):
     """The chosen parts; without a checkout (before the build that sizes the ceilings' loops)
     only what to prepare for them."""
     ceilings = []
@@ -233,57 +233,55 @@ def side(interval, bases, criterion, bound, digits=2, prefix="×", suffix=""):
 
 def targets(results):
     """(target, Side) of each performance target."""
-    out = []
     for server, minimum in MIN_RATIO.items():
         bases = (cell_base(server, "/html", 20), html_ceiling(server, 20))
-        out.append((f"/html ab -c 20: {LABELS[server]} ≥ ×{minimum:.2f} of "
-                    f"{LABELS[SERVERS[server][3]]} K={min(20, CORES)}",
-                    side(results.ratio(bases, per_second), bases, at_least, minimum)))
+        yield (f"/html ab -c 20: {LABELS[server]} ≥ ×{minimum:.2f} of "
+               f"{LABELS[SERVERS[server][3]]} K={min(20, CORES)}",
+               side(results.ratio(bases, per_second), bases, at_least, minimum))
     for server, (_, _, _, ceiling) in SERVERS.items():
         bases = [cell_base(server, "/html", c) for c in CONCURRENCIES]
         sides = [side(results.interval(b, cpu_over("db")), [b], at_most, MAX_SERVER_OVER_DB)
                  for b in bases]
         floor = results.interval(ceiling_base(ceiling, 1), cpu_over("db"))
-        out.append((f"server CPU per /html request ≤ ×{MAX_SERVER_OVER_DB:.2f} mariadbd's at "
-                    f"every -c: {LABELS[server]}", Side(
-                        "; ".join(f"-c {c}: {s.evidence}" for c, s in zip(CONCURRENCIES, sides))
-                        + f"; its standalone loop alone, K=1: {interval_text(floor, prefix='×')}",
-                        all_of(*(s.verdict for s in sides)), bases=tuple(bases))))
+        yield (f"server CPU per /html request ≤ ×{MAX_SERVER_OVER_DB:.2f} mariadbd's at every "
+               f"-c: {LABELS[server]}", Side(
+                   "; ".join(f"-c {c}: {s.evidence}" for c, s in zip(CONCURRENCIES, sides))
+                   + f"; its standalone loop alone, K=1: {interval_text(floor, prefix='×')}",
+                   all_of(*(s.verdict for s in sides)), bases=tuple(bases)))
     for server in SERVERS:
         base = cell_base(server, "/hello", 200, keepalive=True)
-        out.append((f"/hello ab -k -c 200: {LABELS[server]}'s CPU ≤ ×1 ab's",
-                    side(results.interval(base, cpu_over("client")), [base], at_most, 1)))
+        yield (f"/hello ab -k -c 200: {LABELS[server]}'s CPU ≤ ×1 ab's",
+               side(results.interval(base, cpu_over("client")), [base], at_most, 1))
     for server, limit in MAX_RSS_MIB.items():
         base = f"bench-memory-{server}"
         held = "1000 idle keep-alive connections" if server == "async" else "150 live workers"
-        out.append((f"RSS of {LABELS[server]} with {held} ≤ {limit} MiB",
-                    side(statistics.every(results.values(base, "rss_mib")), [base], at_most,
-                         limit, 1, "", " MiB")))
+        yield (f"RSS of {LABELS[server]} with {held} ≤ {limit} MiB",
+               side(statistics.every(results.values(base, "rss_mib")), [base], at_most, limit,
+                    1, "", " MiB"))
     for server, (_, _, _, ceiling) in SERVERS.items():
         bases = (cell_base(server, "/html", 1), ceiling_base(ceiling, 1))
         # ms per request less ms per iteration: at -c 1, ab's mean time per request.
         extra = results.paired(bases, per_second, lambda served, loop: 1000 / served - 1000 / loop)
-        out.append((f"/html ab -c 1: {LABELS[server]} within {MAX_EXTRA_LATENCY_MS} ms of the "
-                    "standalone iteration", side(extra, bases, at_most, MAX_EXTRA_LATENCY_MS, 3,
-                                                 "", " ms")))
+        yield (f"/html ab -c 1: {LABELS[server]} within {MAX_EXTRA_LATENCY_MS} ms of the "
+               "standalone iteration",
+               side(extra, bases, at_most, MAX_EXTRA_LATENCY_MS, 3, "", " ms"))
     for numerator, denominator, case, bound in COST_RATIOS:
         bases = (cost_base(numerator, case), cost_base(denominator, case))
-        out.append((f"/hello {'keep-alive -c 100' if case == 'hello-k' else 'new connection'}: "
-                    f"{numerator} ≤ ×{bound:g} {denominator}",
-                    side(results.per_request_ratio(bases), bases, at_most, bound)))
+        yield (f"/hello {'keep-alive -c 100' if case == 'hello-k' else 'new connection'}: "
+               f"{numerator} ≤ ×{bound:g} {denominator}",
+               side(results.per_request_ratio(bases), bases, at_most, bound))
     for key, floor in COST_FLOOR_OF.items():
         bases = (cost_base(key, "html"), cost_base(floor, "floor"), cost_base("apache", "html"),
                  cost_base("apache", "floor"))
         extra = results.paired(bases, per_request_ms("server"),
                                lambda m, mf, a, af: 1000 * ((m - mf) - (a - af)))
-        out.append((f"/html -c 20: {key} adds over its floor no more than Apache+PHP over its "
-                    "CLI loop", side(extra, bases, at_most, 0, 0, "", " µs")))
+        yield (f"/html -c 20: {key} adds over its floor no more than Apache+PHP over its CLI loop",
+               side(extra, bases, at_most, 0, 0, "", " µs"))
     for key, *_ in COST_SERVERS:
         bases = [cost_base(key, case) for case in COST_CASES]
         failed = results.rate(bases, lambda f: (f.get("failed") or 0) + (f.get("non2xx") or 0))
-        out.append((f"cost runs of {key}: failed or non-2xx requests ≤ {MAX_FAILED_SHARE:.1%}",
-                    side(failed, bases, at_most, MAX_FAILED_SHARE)))
-    return out
+        yield (f"cost runs of {key}: failed or non-2xx requests ≤ {MAX_FAILED_SHARE:.1%}",
+               side(failed, bases, at_most, MAX_FAILED_SHARE))
 
 
 def cost_section(results):

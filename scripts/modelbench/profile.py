@@ -43,10 +43,8 @@ def short_name(frame):
     return name
 
 
-def top_functions(dump, total, requests, top):
-    """'count per request  share  name' lines of the functions that spent the most."""
-    annotated = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", dump],
-                               capture_output=True, text=True).stdout
+def top_functions(annotated, total, requests, top):
+    """'count per request  share  name' lines of the functions that spent the most (exclusive)."""
     lines = []
     for line in annotated.splitlines():
         match = COST_LINE.match(line)
@@ -61,15 +59,10 @@ def top_functions(dump, total, requests, top):
     return lines
 
 
-def program_total(dump):
-    annotated = subprocess.run(["callgrind_annotate", dump], capture_output=True, text=True).stdout
-    match = re.search(r"^ *([0-9,]+) .*PROGRAM TOTALS", annotated, re.MULTILINE)
-    return int(match.group(1).replace(",", "")) if match else None
-
-
-def complete_requests(report):
-    match = re.search(r"^Complete requests: *(\d+)", report, re.MULTILINE)
-    return int(match.group(1)) if match else 0
+def first_count(pattern, text):
+    """The number (commas or not) of pattern's first match in text's lines, or 0."""
+    match = re.search(pattern, text, re.MULTILINE)
+    return int(match.group(1).replace(",", "")) if match else 0
 
 
 def profile(checkout, args, work):
@@ -117,13 +110,15 @@ def profile(checkout, args, work):
             print(line)
     if not os.path.exists(out) or os.path.getsize(out) == 0:
         raise VerbError(f"no callgrind output in {out}")
-    requests = complete_requests(report)
-    total = program_total(out)
+    annotated = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out],
+                               capture_output=True, text=True).stdout
+    requests = first_count(r"^Complete requests: *(\d+)", report)
+    total = first_count(r"^ *([0-9,]+) .*PROGRAM TOTALS", annotated)
     if not total or not requests:
         raise VerbError(f"no totals in {out}")
     print(f"== {total // requests} instructions per request ({total} over {requests} requests)")
     print(f"== top {args.top} functions by instructions spent in them (exclusive), per request")
-    print("\n".join(top_functions(out, total, requests, args.top)))
+    print("\n".join(top_functions(annotated, total, requests, args.top)))
     if args.out:
         print(f"== callgrind output: {args.out}")
 
@@ -159,7 +154,7 @@ def syscalls(checkout, args, work):
         counter.wait()
     finally:
         target.stop()
-    requests = complete_requests(report)
+    requests = first_count(r"^Complete requests: *(\d+)", report)
     if not requests or not os.path.exists(out):
         raise VerbError("ab or perf stat failed (are the syscalls tracepoints there?)")
     rows = [(float(count) / requests, event.replace("raw_syscalls:sys_enter", "all system calls")

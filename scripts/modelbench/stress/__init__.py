@@ -29,7 +29,6 @@ anything does not, 2 on bad arguments, 130 when interrupted.
 import contextlib
 import json
 import os
-import sys
 import time
 
 from modelbench import verb
@@ -128,11 +127,9 @@ def stress(args, directory, checkout, models, names, runs, fault_db):
     elapsed = time.monotonic() - started
     verdict = ("everything holds" if not failed else "DOES NOT HOLD: " + ", ".join(
         f"{r['scenario']} on {r['server']}" for r in failed))
-    command = "scripts/stress.sh " + " ".join(sys.argv[2:])
-    header = (f"# Stress run {utc_now():%Y-%m-%d %H:%M} UTC\n\n"
-              f"`{command}` ({args.size} size, {elapsed:.0f} s): {verdict}.\n")
     with open(os.path.join(directory, "report.md"), "w") as f:
-        f.write(header + "\n" + "\n".join(sections))
+        f.write(f"# Stress run {utc_now():%Y-%m-%d %H:%M} UTC\n\n`{verb.command('stress')}` "
+                f"({args.size} size, {elapsed:.0f} s): {verdict}.\n\n" + "\n".join(sections))
     with open(os.path.join(directory, "results.json"), "w") as f:
         json.dump({"size": args.size, "elapsed_s": round(elapsed, 1), "outcomes": results}, f,
                   indent=1)

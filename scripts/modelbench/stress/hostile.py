@@ -1,11 +1,8 @@
-"""Hostile senders for the memory scenario: connections that each start a request, then send
-bytes that never end the part being parsed (a chunk extension, a trailer field, a header line) as
-fast as the server takes them. A server without a cap on its read buffer keeps them all.
+"""Hostile senders for the memory scenario (docs/robustness.md, which says when each stops):
+connections that each start a request, then send bytes that never end the part being parsed as
+fast as the server takes them. A server without a cap on its read buffer keeps them all."""
 
-Each stops at the first of: a status line received, the connection closed or reset, its byte
-limit sent, the time limit, the caller's guard; its result is what ended it and the bytes sent.
-"""
-
+import contextlib
 import errno
 import selectors
 import socket
@@ -30,21 +27,19 @@ ANSWERED, RESET, CLOSED, LIMIT, TIMEOUT, STOPPED = (
 @dataclass
 class Result:
     """How one hostile connection ended (a constant above), the status of a response that came
-    (with or before a reset), bytes sent, seconds."""
+    (with or before a reset), bytes sent."""
 
     kind: str
     end: str = ""
     status: int = 0
     bytes_sent: int = 0
-    seconds: float = 0.0
 
 
 class _Connection:
-    def __init__(self, kind, address, started):
+    def __init__(self, kind, address):
         self.result = Result(kind)
         self.pending = OPENINGS[kind]
         self.received = b""
-        self.started = started
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setblocking(False)
         self.socket.connect_ex(address)
@@ -52,7 +47,6 @@ class _Connection:
     def end(self, how):
         """Records how it ended; the caller closes it."""
         self.result.end = how
-        self.result.seconds = time.monotonic() - self.started
         return True
 
     def _status(self):
@@ -96,25 +90,18 @@ class _Connection:
                 return self.end(f"error: {error.strerror}")
             # The server may have answered before it reset: take what it sent (a reset socket
             # gives its received bytes, then the reset or an end; never "would block").
-            for _ in range(16):
-                if self.read():
-                    return True
-            return self.end(RESET)
+            return any(self.read() for _ in range(16)) or self.end(RESET)
 
 
-def hold_open(address, connections):
-    """What the hostile connections cost without their bytes: open sockets (the caller closes
-    them) that each sent the start of a request head and wait (a blocking server's worker each)."""
-    held = []
-    try:
-        for _ in range(connections):
-            held.append(socket.create_connection(address, timeout=10))
-            held[-1].sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\n")
-    except OSError:
-        for connection in held:
-            connection.close()
-        raise
-    return held
+@contextlib.contextmanager
+def waiting_connections(address, count):
+    """What the hostile connections cost without their bytes: open sockets, closed on leaving,
+    that each sent the start of a request head and wait (a blocking server's worker each)."""
+    with contextlib.ExitStack() as stack:
+        for _ in range(count):
+            connection = stack.enter_context(socket.create_connection(address, timeout=10))
+            connection.sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\n")
+        yield
 
 
 def send(address, connections, bytes_each, time_limit_s, guard):
@@ -123,13 +110,11 @@ def send(address, connections, bytes_each, time_limit_s, guard):
     kinds = list(OPENINGS)
     started = time.monotonic()
     selector = selectors.DefaultSelector()
-    live, results = set(), []
-    for i in range(connections):
-        connection = _Connection(kinds[i % len(kinds)], address, started)
+    opened = [_Connection(kinds[i % len(kinds)], address) for i in range(connections)]
+    for connection in opened:
         selector.register(connection.socket, selectors.EVENT_READ | selectors.EVENT_WRITE,
                           connection)
-        live.add(connection)
-        results.append(connection.result)
+    live = set(opened)
 
     def close(connection):
         selector.unregister(connection.socket)
@@ -160,4 +145,4 @@ def send(address, connections, bytes_each, time_limit_s, guard):
             connection.end(stop)
             close(connection)
         selector.close()
-    return results
+    return [connection.result for connection in opened]

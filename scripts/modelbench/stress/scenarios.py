@@ -23,22 +23,18 @@ from modelbench.report.tables import fmt
 from modelbench.stress import hostile
 from modelbench.stress.outcome import Outcome, mib
 
-# Before a load, the server answers this many requests at once, each holding its database
-# connections a moment (WARM_UP_DB), so that what a load leaves open (the async pool's connections,
-# opened on first use) is open before it too: the baseline descriptors and threads must come back
-# to. Not the engine's warm-up (seconds of load until the rate is steady): no check here needs it.
+# The warm-up before the baseline (docs/robustness.md): what a load leaves open, the async pool's
+# connections opened on first use, is open before it. Not the engine's warm-up (load until the
+# rate is steady): no check here needs it.
 WARM_UP_REQUESTS = 20
 WARM_UP_DB = "?delay_ms=200"
-# Descriptors and threads must be back to their pre-test counts this long after a load ended.
 SETTLE_S = 15.0
 FAIL_FAST_S = 1.0
 RECOVERY_LIMIT_S = 2.0
 PROBE_LIMIT_MS = 100.0
 RSS_GROWTH_LIMIT = 0.10
-# ... or this much, whichever is more. Measured on the blocking server, ab -c 200 /html: its
-# anonymous RSS over eight runs of 20,000 requests, after 180,000, went 8.3, 9.7, 8.4 ... 8.6 MiB
-# (glibc's arenas, not growth), and in CI its RSS after runs 1 and 3 of 5,000 read 12.9 and
-# 15.0 MiB (+16 %), and 13.5–15.1 MiB over twelve such runs in a row.
+# ... or this much, whichever is more: glibc's arenas move RSS between runs (measured:
+# docs/robustness.md, leaks).
 RSS_GROWTH_FLOOR_KIB = 2048
 
 
@@ -82,8 +78,7 @@ class FaultDatabase:
         started = time.monotonic()
         env = {**os.environ, "DB_DIR": self.directory, "DB_PORT": str(self.port)}
         with open(self.log_path, "a") as log:
-            log.write(f"== db.sh {action}\n")
-            log.flush()
+            print(f"== db.sh {action}", file=log, flush=True)
             code = subprocess.call(["bash", self.db_sh, action], env=env, stdout=log,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         if code != 0:
@@ -94,24 +89,23 @@ class FaultDatabase:
     def kill(self):
         """SIGKILL to mariadbd; the seconds until it was gone."""
         started = time.monotonic()
-        with open(os.path.join(self.directory, "mysqld.pid")) as f:
-            pid = int(f.read().strip())
+        pid = int(read(os.path.join(self.directory, "mysqld.pid")))
         os.kill(pid, signal.SIGKILL)
         processes.wait_gone(pid)
         return time.monotonic() - started
 
 
-def load_run(ctx, target, step_id, label, load):
-    """A recorded run of load (engine.plan.Load), label its progress line: its record."""
-    print(f"    {label}", flush=True)
+def load_run(ctx, target, step_id, load, label=None):
+    """The record of a recorded run of load; label (default load.text()) its progress line."""
+    print(f"    {label or load.text()}", flush=True)
     return ctx.engine.record(step_id, {"experiment": "stress", "server": target.name}, target,
                              load)
 
 
-def load_run_in_background(ctx, target, step_id, label, load):
+def load_run_in_background(ctx, target, step_id, load, label):
     """load_run in a thread, while the scenario does other things: a future of its record."""
     executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    future = executor.submit(load_run, ctx, target, step_id, label, load)
+    future = executor.submit(load_run, ctx, target, step_id, load, label)
     executor.shutdown(wait=False)
     return future
 
@@ -148,21 +142,21 @@ def record_load(out, label, record):
               f"{f['failed']} failed, {f['non2xx']} non-2xx of {f['complete']}")
 
 
-def settle(target, before, timeout_s):
-    """(snapshot, seconds until fds and threads are back to before's; None past timeout_s)."""
+def settle(target, before):
+    """(snapshot, seconds until fds and threads are back to before's; None past SETTLE_S)."""
     started = time.monotonic()
     while True:
         now = target.snapshot()
         if now["fds"] <= before["fds"] and now["threads"] <= before["threads"]:
             return now, time.monotonic() - started
-        if time.monotonic() - started > timeout_s:
+        if time.monotonic() - started > SETTLE_S:
             return now, None
         time.sleep(0.1)
 
 
 def record_settle(out, label, target, before):
     """Descriptors and threads after a load against their pre-test counts."""
-    after, seconds = settle(target, before, SETTLE_S)
+    after, seconds = settle(target, before)
     out.figure(f"{label}: open fds before → after", f"{before['fds']} → {after['fds']}")
     out.figure(f"{label}: threads before → after", f"{before['threads']} → {after['threads']}")
     out.figure(f"{label}: RSS MiB before → after (peak)", f"{mib(before['rss_kib'])} → "
@@ -174,8 +168,7 @@ def record_settle(out, label, target, before):
 
 
 def record_exit(out, held):
-    """/hello still answers, then the engine's stop: SIGTERM, exit status 0 (no crash on the way)
-    and no process of the server's tree left behind."""
+    """/hello still answers, then the engine's stop: SIGTERM, exit status 0, no process left."""
     hello = held.target.get("/hello")
     out.check("answers /hello afterwards", hello.status == 200 and
               hello.body == b"Hello World! 10\n", hello.error or f"status {hello.status}")
@@ -203,12 +196,8 @@ def scenario(name):
     return wrap
 
 
-# The overload runs' listen queue, both servers: room for every client ab -c 1000 has waiting.
-# With Apache's 511 the blocking server's queue overflows (150 workers, 850 waiting): the kernel
-# drops handshakes and first data segments, and some connections it then establishes never get
-# their request through before the worker's --timeout (ss: established on both ends, nothing
-# received); ab counts each a failed (Length) request after a 30 s stall (seen: 8 to 63 of
-# 10,000, in 1 of 8 runs). Queueing at the cap needs a queue that holds the clients.
+# The overload runs' listen queue, both servers: room for every client ab -c 1000 has waiting
+# (with Apache's 511, ab counted failed requests: docs/robustness.md).
 OVERLOAD_BACKLOG = 1024
 
 
@@ -217,27 +206,25 @@ def overload(ctx, model, out):
     s = ctx.sizes
     target, before = ctx.start(out, ["--backlog", str(OVERLOAD_BACKLOG)])
     out.figure("server flags", f"--backlog {OVERLOAD_BACKLOG}")
-    ab = f"ab -c {s['overload_c']} -n {s['overload_n']} /html"
-    record = load_run(ctx, target, f"overload-{model}-ab", ab,
-                      Load("ab", "/html", s["overload_c"], n=s["overload_n"]))
-    record_load(out, ab, record)
+    ab = Load("ab", "/html", s["overload_c"], n=s["overload_n"])
+    record = load_run(ctx, target, f"overload-{model}-ab", ab)
+    record_load(out, ab.text(), record)
     if model == "blocking" and record.get("status") == "ok":
         peak = record["figures"]["server_peak_threads"]
         cap = max_workers(target)
-        out.check(f"{ab}: queued at the worker cap (main, acceptor and --max-workers threads)",
-                  peak <= 2 + cap, f"peak {peak} threads, cap {cap} workers")
-    record_settle(out, ab, target, before)
+        out.check(f"{ab.text()}: queued at the worker cap (main, acceptor and --max-workers "
+                  "threads)", peak <= 2 + cap, f"peak {peak} threads, cap {cap} workers")
+    record_settle(out, ab.text(), target, before)
     machine.wait_for_ports(0)
-    siege = f"siege -c {s['siege_c']} -d 1 -t {s['siege_s']}S /json"
-    record = load_run(ctx, target, f"overload-{model}-siege", siege,
-                      Load("siege", "/json", s["siege_c"], seconds=s["siege_s"]))
-    record_load(out, siege, record)
-    record_settle(out, siege, target, before)
+    siege = Load("siege", "/json", s["siege_c"], seconds=s["siege_s"])
+    record_load(out, siege.text(), load_run(ctx, target, f"overload-{model}-siege", siege))
+    record_settle(out, siege.text(), target, before)
 
 
 def key_values(text):
     lines = (line.partition("=") for line in text.splitlines())
-    return {key.strip(): float(value) for key, equals, value in lines if equals}
+    return {key.strip(): int(value) if value.strip().isdigit() else float(value)
+            for key, equals, value in lines if equals}
 
 
 @scenario("slow-clients")
@@ -257,12 +244,11 @@ def slow_clients(ctx, model, out):
     if result.returncode != 0:
         raise TargetError(f"slow_clients exited with {result.returncode}: {result.stderr[-300:]}")
     v = key_values(result.stdout)
-    closed = int(v["closed_by_server"])
-    out.figure("slow connections: opened, closed by the server", f"{int(v['opened'])}, {closed}")
+    closed = v["closed_by_server"]
+    out.figure("slow connections: opened, closed by the server", f"{v['opened']}, {closed}")
     out.figure("closed at s: first, last", f"{v['first_close_s']:.1f}, {v['last_close_s']:.1f}")
     out.figure("probes meanwhile: answered, failed, unanswered",
-               f"{int(v['probes_answered'])}, {int(v['probe_failures'])}, "
-               f"{int(v['probes_unanswered'])}")
+               f"{v['probes_answered']}, {v['probe_failures']}, {v['probes_unanswered']}")
     out.figure("probe latency ms: p50, p99, max",
                f"{v['probe_p50_ms']:.1f}, {v['probe_p99_ms']:.1f}, {v['probe_max_ms']:.1f}")
     out.figure("peak threads, peak fds", f"{peak['threads']}, {peak['fds']}")
@@ -275,20 +261,18 @@ def slow_clients(ctx, model, out):
               f"{round_count} round(s) of at most {at_once}")
     if model == "async":
         out.check(f"other clients answered under {PROBE_LIMIT_MS:.0f} ms meanwhile",
-                  v["probes_answered"] > 0 and v["probe_p99_ms"] < PROBE_LIMIT_MS and
-                  v["probe_max_ms"] < PROBE_LIMIT_MS and v["probe_failures"] == 0 and
-                  v["probes_unanswered"] == 0,
-                  f"max {v['probe_max_ms']:.1f} ms, {int(v['probe_failures'])} failed, "
-                  f"{int(v['probes_unanswered'])} unanswered")
+                  v["probes_answered"] > 0 and v["probe_max_ms"] < PROBE_LIMIT_MS and
+                  v["probe_failures"] == v["probes_unanswered"] == 0,
+                  f"max {v['probe_max_ms']:.1f} ms, {v['probe_failures']} failed, "
+                  f"{v['probes_unanswered']} unanswered")
     record_settle(out, "after the slow clients", target, before)
 
 
-ACCESS_LOG_STATUS = re.compile(r'" (\d{3}) (?:\d+|-)$')
+ACCESS_LOG_STATUS = re.compile(r'" (\d{3}) (?:\d+|-)$', re.MULTILINE)
 
 
 def statuses_in(access_log):
-    with open(access_log, errors="replace") as f:
-        return collections.Counter(int(m.group(1)) for m in map(ACCESS_LOG_STATUS.search, f) if m)
+    return collections.Counter(map(int, ACCESS_LOG_STATUS.findall(read(access_log))))
 
 
 def describe(counter):
@@ -296,19 +280,16 @@ def describe(counter):
 
 
 def database_fault(ctx, target, out, fault, reference, access_log):
-    """One outage during ab on /json: the database stopped (or SIGKILLed), probed while down,
-    started again, probed until the answers are right again."""
+    """One outage during ab on /json: the database stopped or SIGKILLed, then started again."""
     s = ctx.sizes
-    step_id = f"db-faults-{target.name}-{fault}"
     seen_before = statuses_in(access_log)
     what = "stopped" if fault == "stop" else "SIGKILLed"
     # ab runs on for a while after the database is back, with time for it to restart (a few
     # tenths of a second here; if it takes longer, the probes still time the recovery).
     duration = s["fault_up_s"] + s["fault_down_s"] + s["fault_restart_s"] + s["fault_after_s"]
-    ab = load_run_in_background(
-        ctx, target, step_id, f"ab -l -c 20 -t {duration} /json, the database {what} after "
-        f"{s['fault_up_s']} s",
-        Load("ab", "/json", 20, n=1000000, seconds=duration, variable_length=True))
+    load = Load("ab", "/json", 20, n=1000000, seconds=duration, variable_length=True)
+    ab = load_run_in_background(ctx, target, f"db-faults-{target.name}-{fault}", load,
+                                f"{load.text()}, the database {what} after {s['fault_up_s']} s")
     time.sleep(s["fault_up_s"])
     gone_s = ctx.fault_db.run("stop") if fault == "stop" else ctx.fault_db.kill()
     down_since = time.monotonic()
@@ -406,21 +387,16 @@ def db_faults(ctx, model, out):
 def leaks(ctx, model, out):
     s = ctx.sizes
     target, before = ctx.start(out, [])
-    ab = f"ab -c {s['leak_c']} -n {s['leak_n']} /html"
-    out.figure("each run", ab)
-    # Run 0 is not compared: it brings what grows to a steady size and then stays (glibc's
-    # per-thread malloc arenas, the cached thread stacks) to that size, which would otherwise
-    # be counted as growth between runs 1 and 3 (seen: +17 % on the blocking server).
+    ab = Load("ab", "/html", s["leak_c"], n=s["leak_n"])
+    out.figure("each run", ab.text())
     rss = []
     for run in (0, 1, 2, 3):
-        record = load_run(ctx, target, f"leaks-{model}-{run}", f"run {run}: {ab}",
-                          Load("ab", "/html", s["leak_c"], n=s["leak_n"]))
+        record = load_run(ctx, target, f"leaks-{model}-{run}", ab, f"run {run}: {ab.text()}")
         record_load(out, f"run {run}", record)
         rss.append(record_settle(out, f"run {run}", target, before)["rss_kib"])
         machine.wait_for_ports(0)
-    # RSS after three identical runs within 10 % of RSS after the first: a leak grows with every
-    # run, so the last run shows it; run 2 alone may peak with the arenas (seen: 15.4, 17.4,
-    # 15.8 MiB on the blocking server) and is reported, not judged.
+    # A leak grows with every run: runs 1 and 3 compared, not run 0 (it brings glibc's arenas and
+    # the cached thread stacks to their steady size) nor run 2 (the arenas may peak there).
     growth = rss[3] / rss[1] - 1
     allowed_kib = max(RSS_GROWTH_LIMIT * rss[1], RSS_GROWTH_FLOOR_KIB)
     out.check(f"RSS after run 3 within {RSS_GROWTH_LIMIT:.0%} (at least "
@@ -449,23 +425,16 @@ def memory(ctx, model, out):
     s = ctx.sizes
     target, before = ctx.start(out, [])
     seconds, count, size = s["memory_ab_s"], s["hostile_connections"], s["hostile_mib"]
-    ab = f"ab -c {MEMORY_AB_C} -t {seconds} /html"
     load = Load("ab", "/html", MEMORY_AB_C, n=1000000, seconds=seconds)
-    # The baseline has as many connections, each holding an unfinished request head: what the
-    # hostile ones cost without their bytes (on the blocking server, a worker thread each).
-    label = f"{ab} beside {count} connections that wait"
-    held = hostile.hold_open((target.host, target.port), count)
-    try:
-        record = load_run(ctx, target, f"memory-{model}-baseline", label, load)
-    finally:
-        for connection in held:
-            connection.close()
+    label = f"{load.text()} beside {count} connections that wait"
+    with hostile.waiting_connections((target.host, target.port), count):
+        record = load_run(ctx, target, f"memory-{model}-baseline", load, label)
     record_load(out, label, record)
     baseline_kib = target.snapshot()["peak_rss_kib"]
-    settle(target, before, SETTLE_S)
+    settle(target, before)
     machine.wait_for_ports(0)
-    label = f"{ab} beside {count} hostile connections"
-    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", label, load)
+    label = f"{load.text()} beside {count} hostile connections"
+    run = load_run_in_background(ctx, target, f"memory-{model}-hostile", load, label)
     time.sleep(HOSTILE_START_S)
     print(f"    {count} connections sending up to {size} MiB each of "
           f"{', '.join(hostile.OPENINGS)} bytes", flush=True)
@@ -478,8 +447,7 @@ def memory(ctx, model, out):
     results = hostile.send((target.host, target.port), count, size * 1024 * 1024,
                            s["hostile_time_limit_s"], guard)
     hostile_s = time.monotonic() - began
-    record = run.result()
-    record_load(out, label, record)
+    record_load(out, label, run.result())
     # Once the connections are gone: what they had sent into the socket buffers was read too.
     peak_kib = record_settle(out, "after the hostile connections", target, before)["peak_rss_kib"]
     for kind in hostile.OPENINGS:
@@ -539,8 +507,7 @@ def slow_attack(ctx, target, out, mode, connections, limit_s, before):
                     busy_until = time.monotonic() - started
                 time.sleep(0.1)
         finally:
-            if tool.poll() is None:
-                tool.kill()
+            tool.kill()  # no signal once it has ended
             code = tool.wait()
     prober.stop()
     try:
