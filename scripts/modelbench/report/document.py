@@ -1,7 +1,5 @@
-"""report.md (the environment, how the runs were made, each experiment's section, the models
-against the real systems, the verdicts, what failed) and results.csv (a row per run, a column per
-figure) of a reproduce results directory. The plots are drawn first: sections link only those
-that exist."""
+"""report.md and results.csv of a reproduce results directory (docs/results.md). The plots are
+drawn first: sections link only those that exist."""
 
 import csv
 import json
@@ -208,10 +206,10 @@ def section_models(results, experiments):
     ] + parts)
 
 
-def speed_moved(side):
-    """What an inconclusive verdict adds when its statistic moved with the host's speed."""
+def verdict_cell(side):
+    """The verdict, and for an inconclusive one whose statistic moved with the host's speed, so."""
     moved = side.verdict == INCONCLUSIVE and side.speed_note
-    return " (depends on the host's speed)" if moved else ""
+    return f"**{side.verdict}**" + (" (depends on the host's speed)" if moved else "")
 
 
 def section_verdicts(claims):
@@ -224,7 +222,7 @@ def section_verdicts(claims):
             if side.verdict == NOT_REPRODUCED:
                 evidence += f". **Cause:** {side.cause}"
             rows.append([f"{c.claim}. Criterion: {c.criterion}." if name == "real systems"
-                         else "〃", name, evidence, f"**{side.verdict}**{speed_moved(side)}"])
+                         else "〃", name, evidence, verdict_cell(side)])
     return "\n".join([
         "## Verdicts",
         "",
@@ -240,8 +238,7 @@ def section_verdicts(claims):
         "then depends on the host's speed. Each interval gives its level and n.",
         "",
         table(["claim", "real systems", "models"],
-              [[c.key, f"**{c.real.verdict}**{speed_moved(c.real)}",
-                f"**{c.model.verdict}**{speed_moved(c.model)}"] for c in claims]),
+              [[c.key, verdict_cell(c.real), verdict_cell(c.model)] for c in claims]),
         "",
         "## Findings",
         "",
