@@ -54,8 +54,7 @@ def probe(record):
 
 def host_changed(runs):
     """Whether a CPU quota held back some of these runs of one block and not others."""
-    shares = [run["figures"].get("throttled_pct") for run in runs]
-    shares = [s for s in shares if s is not None]
+    shares = [s for run in runs if (s := run["figures"].get("throttled_pct")) is not None]
     return bool(shares) and max(shares) - min(shares) > HOST_CHANGED
 
 

@@ -162,10 +162,8 @@ def rate(events, trials, level=LEVEL, unit="requests"):
 def every(values, unit="runs"):
     """A demonstration's median over its runs, the lowest and highest its witnesses, or None."""
     values = [v for v in values if v is not None]
-    if not values:
-        return None
     return Interval(statistics.median(values), min(values), max(values), 0.0, len(values),
-                    EVERY, unit)
+                    EVERY, unit) if values else None
 
 
 def moved_with_speed(pairs):
