@@ -81,13 +81,11 @@ class Interval:
         if self.n == 0:
             return f"no block to judge on: all {self.left_out} left out, {QUOTA_SPLIT}"
         left = f"; {self.left_out} more left out: {QUOTA_SPLIT}" if self.left_out else ""
+        unit = self.unit.removesuffix("s") if self.n == 1 else self.unit
         if not self.bounded:
-            return f"{one(self.estimate)} [{self.n} {self.singular()}: no interval{left}]"
+            return f"{one(self.estimate)} [{self.n} {unit}: no interval{left}]"
         return (f"{one(self.estimate)} [{one(self.low)}–{one(self.high)}; "
-                f"{level_text(self.level)}, {self.n} {self.singular()}{left}]")
-
-    def singular(self):
-        return self.unit.removesuffix("s") if self.n == 1 else self.unit
+                f"{level_text(self.level)}, {self.n} {unit}{left}]")
 
 
 def level_text(level):
