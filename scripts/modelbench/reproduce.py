@@ -8,6 +8,7 @@ runs/, raw/. The terminal ends with the verdicts, the paths and what is left run
 """
 
 import datetime
+import functools
 import os
 import random
 
@@ -35,9 +36,7 @@ SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the 
              "standard": "every experiment, longer runs (E5, E6 too)",
              "full": "every experiment with the posts' own counts and durations"}
 
-
-def log(message=""):
-    print(message, flush=True)
+log = functools.partial(print, flush=True)
 
 
 def add_arguments(parser):

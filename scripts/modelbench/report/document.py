@@ -74,10 +74,9 @@ def write_csv(results, path):
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(META_COLUMNS + WARMUP_COLUMNS + FIGURE_COLUMNS)
-        for run in results.runs.values():
-            figures = run.get("figures", {})
-            writer.writerow([run.get(c, "") for c in META_COLUMNS] + warmup_cells(run) +
-                            [figures.get(c, "") for c in FIGURE_COLUMNS])
+        writer.writerows([run.get(c, "") for c in META_COLUMNS] + warmup_cells(run) +
+                         [run.get("figures", {}).get(c, "") for c in FIGURE_COLUMNS]
+                         for run in results.runs.values())
 
 
 def environment(results, settings):
