@@ -1,6 +1,5 @@
-"""The runs of one results directory, looked up by their base id (the run id less its block): a
-figure's value in each block, its median, the interval of a figure or of a ratio taken within each
-block (report.statistics), and rates of events pooled over runs."""
+"""The runs of one results directory by base id (the run id less its block): a figure in each
+block, its median, its Interval or a ratio's taken within each block, rates pooled over runs."""
 
 import glob
 import json

@@ -1,6 +1,5 @@
-"""The rows every load-run table shares (a column per base id, a figure's median over the blocks,
-the rate with its interval), the kernel's listen-queue counters, notes under a table, and the rows
-of the model-against-real tables."""
+"""The rows every load-run table shares (a column per base id), the kernel's listen-queue counters,
+the notes under a table, and the rows of the model-against-real tables."""
 
 from modelbench.engine import loads
 from modelbench.engine.machine import speed_changed
