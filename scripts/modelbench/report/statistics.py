@@ -152,8 +152,7 @@ def rate(events, trials, level=LEVEL, unit="requests"):
         return None
     tail = (1 - level) / 2
     low = 0.0 if events == 0 else float(stats.beta.ppf(tail, events, trials - events + 1))
-    high = 1.0 if events == trials else float(stats.beta.ppf(1 - tail, events + 1,
-                                                            trials - events))
+    high = 1.0 if events == trials else float(stats.beta.ppf(1 - tail, events + 1, trials - events))
     return Interval(events / trials, low, high, level, trials, RATE, unit, events)
 
 
