@@ -89,8 +89,7 @@ def ready(checkout, needs, build_targets=(), log_dir=None):
         build(checkout, ["blocking-server", "async-server", *build_targets],
               os.path.join(log_dir or checkout.build_dir, "build.log"))
     database = Database(checkout)
-    started = False
+    started = "db" in needs and not database.running()
     if "db" in needs:
-        started = not database.running()
         database.start()
     return database, started

@@ -1,8 +1,6 @@
 """`reproduce.sh --target NAME=URL`: servers started elsewhere (scripts/serve.sh on another
-machine), NAME a server of the plan (php, blocking, async-cluster, ...); only those named run.
-A remote server is not started or stopped by us and its /proc is out of reach: its CPU, threads
-and memory come from its own /status (engine.serverstatus), which only the C++ servers have. A
-run that needs a local process is reported as not measured (engine.plan.Run.local_only)."""
+machine), the only ones that run; a run that needs a local process (engine.plan.Run.local_only)
+is not measured. What is measured of a remote server, and how: docs/network.md."""
 
 import re
 from dataclasses import replace

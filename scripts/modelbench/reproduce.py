@@ -8,6 +8,7 @@ runs/, raw/. The terminal ends with the verdicts, the paths and what is left run
 """
 
 import datetime
+import functools
 import os
 import random
 
@@ -35,9 +36,7 @@ SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the 
              "standard": "every experiment, longer runs (E5, E6 too)",
              "full": "every experiment with the posts' own counts and durations"}
 
-
-def log(message=""):
-    print(message, flush=True)
+log = functools.partial(print, flush=True)
 
 
 def add_arguments(parser):
@@ -247,16 +246,14 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     # A smoke run checks the machinery, not the figures: no waiting, one short warm-up slice.
     smoke = args.size == "smoke"
     warmup_max_s = 1 if smoke else WARMUP_MAX_S
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10 ** 6)
     settings = {"started": f"{utc_now():%Y-%m-%dT%H:%M:%S}", "size": args.size,
                 "command": verb.command("reproduce"), "build_dir": checkout.build_dir,
                 "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,
-                "versions": versions(checkout, names)}
+                "versions": versions(checkout, names), "seed": seed, "minutes": minutes_of(args)}
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10 ** 6)
-    minutes = minutes_of(args)
-    settings.update(seed=seed, minutes=minutes)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
                     targets, warmup_max_s=warmup_max_s, seed=seed)
     if not smoke:
@@ -264,7 +261,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     started = datetime.datetime.now()
     records = []
     try:
-        records = engine.run(parts, undecided(chosen), 60 * minutes)
+        records = engine.run(parts, undecided(chosen), 60 * settings["minutes"])
     finally:
         settings.update(run_s=round((datetime.datetime.now() - started).total_seconds()),
                         runs=len(records) or plan.count(parts), more_runs=engine.more_runs,

@@ -107,10 +107,8 @@ def run(args, parser):
         print(exposure(system, target), flush=True)
         return target.process.wait()
     except KeyboardInterrupt:
-        process = target.process
-        code = process.stop()
-        if process.left_behind:
-            print(f"serve.sh: killed what outlived the server: "
-                  f"{', '.join(process.left_behind)}", file=sys.stderr)
+        code = target.process.stop()
+        if left := target.process.left_behind:
+            print(f"serve.sh: killed what outlived the server: {', '.join(left)}", file=sys.stderr)
         print(f"serve.sh: the server exited with {code}", file=sys.stderr)
         raise

@@ -1,7 +1,5 @@
-"""report.md (the environment, how the runs were made, each experiment's section, the models
-against the real systems, the verdicts, what failed) and results.csv (a row per run, a column per
-figure) of a reproduce results directory. The plots are drawn first: sections link only those
-that exist."""
+"""report.md and results.csv of a reproduce results directory (docs/results.md). The plots are
+drawn first: sections link only those that exist."""
 
 import csv
 import json
@@ -76,10 +74,9 @@ def write_csv(results, path):
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(META_COLUMNS + WARMUP_COLUMNS + FIGURE_COLUMNS)
-        for run in results.runs.values():
-            figures = run.get("figures", {})
-            writer.writerow([run.get(c, "") for c in META_COLUMNS] + warmup_cells(run) +
-                            [figures.get(c, "") for c in FIGURE_COLUMNS])
+        writer.writerows([run.get(c, "") for c in META_COLUMNS] + warmup_cells(run) +
+                         [run.get("figures", {}).get(c, "") for c in FIGURE_COLUMNS]
+                         for run in results.runs.values())
 
 
 def environment(results, settings):
@@ -121,8 +118,7 @@ def section_runs(results, settings):
     unsteady = sum(1 for w in warm if not w["steady"])
     minutes = fmt(settings["run_s"] / 60, 1) if "run_s" in settings else "?"
     return "\n".join([
-        "## How the runs were made",
-        "",
+        "## How the runs were made", "",
         "Each experiment's servers are up together and its runs are made in blocks: a block "
         "runs every server once at each point (a concurrency, a listen queue) in turn, the "
         "servers of a point in a random order, the points' order reversed every other block, so "
@@ -140,8 +136,7 @@ def section_runs(results, settings):
         "points of one, is taken within each block, and a verdict rests on its "
         f"{level_text(LEVEL)} interval over the blocks. After the planned blocks, the "
         "comparisons still undecided get more blocks while the run's time allows (their n says "
-        "how many).",
-        "",
+        "how many).", "",
         f"- runs kept: {len(kept)}; measured again because other work took more than 20 % of "
         f"the machine meanwhile: {again}",
         speed_line(kept),
@@ -157,8 +152,7 @@ def section_runs(results, settings):
         f"- time of the runs: {minutes} minutes, of which {settings.get('more_runs', 0)} runs "
         "in blocks added for undecided comparisons; the blocks' order drawn from seed "
         f"{settings.get('seed', '?')}",
-        status_agreement(kept),
-        "",
+        status_agreement(kept), "",
     ])
 
 
@@ -197,21 +191,19 @@ def section_models(results, experiments):
     if not parts:
         return ""
     return "\n".join([
-        "## Model against the real system",
-        "",
+        "## Model against the real system", "",
         "Each model beside the real system it stands for, on the same machine, database and "
         "load: medians over the blocks with their 95 % interval, and the model's figure over the "
         "real system's (ratios taken within each block). The shape is how requests/s change "
         "from one concurrency to the next; CPU per request is the process tree's CPU time over "
-        "the requests answered.",
-        "",
+        "the requests answered.", "",
     ] + parts)
 
 
-def speed_moved(side):
-    """What an inconclusive verdict adds when its statistic moved with the host's speed."""
+def verdict_cell(side):
+    """The verdict, and for an inconclusive one whose statistic moved with the host's speed, so."""
     moved = side.verdict == INCONCLUSIVE and side.speed_note
-    return " (depends on the host's speed)" if moved else ""
+    return f"**{side.verdict}**" + (" (depends on the host's speed)" if moved else "")
 
 
 def section_verdicts(claims):
@@ -224,10 +216,9 @@ def section_verdicts(claims):
             if side.verdict == NOT_REPRODUCED:
                 evidence += f". **Cause:** {side.cause}"
             rows.append([f"{c.claim}. Criterion: {c.criterion}." if name == "real systems"
-                         else "〃", name, evidence, f"**{side.verdict}**{speed_moved(side)}"])
+                         else "〃", name, evidence, verdict_cell(side)])
     return "\n".join([
-        "## Verdicts",
-        "",
+        "## Verdicts", "",
         "Each claim of the posts, judged for the real systems (php, node) and for the models "
         "(blocking, async) on the interval of its statistic: a figure or a ratio taken within "
         f"each block, its {level_text(LEVEL)} interval (Student's t of the logarithms over "
@@ -237,16 +228,11 @@ def section_verdicts(claims):
         "reproduced** when none of it does (with the measured cause), **inconclusive** when it "
         "straddles a bound; where the statistic moved with the host's speed probe over its "
         "blocks (Kendall's tau, p < 0.05) the evidence says so, and an inconclusive verdict "
-        "then depends on the host's speed. Each interval gives its level and n.",
-        "",
+        "then depends on the host's speed. Each interval gives its level and n.", "",
         table(["claim", "real systems", "models"],
-              [[c.key, f"**{c.real.verdict}**{speed_moved(c.real)}",
-                f"**{c.model.verdict}**{speed_moved(c.model)}"] for c in claims]),
-        "",
-        "## Findings",
-        "",
-        table(["claim and criterion", "for", "evidence in this run", "verdict"], rows),
-        "",
+              [[c.key, verdict_cell(c.real), verdict_cell(c.model)] for c in claims]), "",
+        "## Findings", "",
+        table(["claim and criterion", "for", "evidence in this run", "verdict"], rows), "",
     ])
 
 

@@ -42,8 +42,7 @@ class Panel:
 
 @dataclass
 class Plot:
-    """NAME.png: its data (columns, rows; None a missing point), panels (layout rows × columns)
-    and a title over them."""
+    """NAME.png: its data (columns, rows; None a missing point), panels (layout: rows × columns)."""
 
     name: str
     columns: list
@@ -58,9 +57,8 @@ class Plot:
             if value is None:
                 return "-"
             return f'"{value}"' if isinstance(value, str) else f"{value:g}"
-        lines = ["\t".join(self.columns)]
-        lines += ["\t".join(cell(v) for v in row) for row in self.rows]
-        return "\n".join(lines) + "\n"
+        return "\n".join(["\t".join(self.columns)]
+                         + ["\t".join(map(cell, row)) for row in self.rows]) + "\n"
 
     def script(self):
         data = f"plots/{self.name}.tsv"

@@ -1,6 +1,5 @@
-"""The runs of one results directory, looked up by their base id (the run id less its block): a
-figure's value in each block, its median, the interval of a figure or of a ratio taken within each
-block (report.statistics), and rates of events pooled over runs."""
+"""The runs of one results directory by base id (the run id less its block): a figure in each
+block, its median, its Interval or a ratio's taken within each block, rates pooled over runs."""
 
 import glob
 import json
@@ -25,12 +24,9 @@ def client_text(record):
     return loads.ALL[record["tool"]].heading(record)
 
 
-# A CPU quota on the run's cgroup (a container's limit, tests/drifting_host.py) holds a run back in
-# some share of its CFS periods. Two runs of a block whose throttled shares are more than this many
-# points apart did not meet the same host: their ratio is left out (and said so). Measured
-# 2026-12-06, a quota of one CPU switched on and off every 10-30 s: the runs of E1b's models it
-# held back were throttled in 75-100 % of their periods, all others in none; the flat ratios
-# (-c 200 ÷ -c 20) of blocks it came on or off between: ×0.51 to ×2.6, the others' ×0.75 to ×1.16.
+# Two runs of a block whose shares of CFS periods a CPU quota held back are more than this many
+# points apart did not meet the same host: their ratio is left out (and said so). Measured:
+# docs/experiments.md, "Host speed as an observation".
 HOST_CHANGED = 25
 
 
@@ -57,8 +53,7 @@ def probe(record):
 
 def host_changed(runs):
     """Whether a CPU quota held back some of these runs of one block and not others."""
-    shares = [run["figures"].get("throttled_pct") for run in runs]
-    shares = [s for s in shares if s is not None]
+    shares = [s for run in runs if (s := run["figures"].get("throttled_pct")) is not None]
     return bool(shares) and max(shares) - min(shares) > HOST_CHANGED
 
 
@@ -107,9 +102,6 @@ class Results:
         return statistics.of_blocks(self.values(base, key),
                                     probes=[probe(run) for run in self.blocks(base).values()])
 
-    def common_blocks(self, bases):
-        return sorted(set.intersection(*(set(self.blocks(b)) for b in bases)))
-
     def per_block(self, bases, key, combine):
         """combine(value of each base) in every block where all of them have the figure."""
         return [v for v, _ in self._per_block(bases, key, combine)[0]]
@@ -117,7 +109,7 @@ class Results:
     def _per_block(self, bases, key, combine):
         """([(combined value, the block's mean probe)], blocks left out: a quota changed)."""
         out, left_out = [], 0
-        for block in self.common_blocks(bases):
+        for block in sorted(set.intersection(*(set(self.blocks(b)) for b in bases))):
             runs = [self.blocks(b)[block] for b in bases]
             values = [reader(key)(run["figures"]) for run in runs]
             if None in values:
@@ -142,11 +134,9 @@ class Results:
     def rate(self, bases, events, trials="complete"):
         """The Interval of events over trials (figure names or callables(figures) -> count),
         pooled over every successful run of the bases; None without trials."""
-        def counter(what):
-            return what if callable(what) else (lambda f: f.get(what) or 0)
         figures = [run["figures"] for base in bases for run in self.blocks(base).values()]
-        return statistics.rate(sum(map(counter(events), figures)),
-                               sum(map(counter(trials), figures)))
+        return statistics.rate(*(sum(reader(what)(f) or 0 for f in figures)
+                                 for what in (events, trials)))
 
     def per_request_ms(self, base, who):
         """The median of who's CPU per request (per_request_ms(who)), or None."""

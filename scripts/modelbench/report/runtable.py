@@ -1,6 +1,5 @@
-"""The rows every load-run table shares (a column per base id, a figure's median over the blocks,
-the rate with its interval), the kernel's listen-queue counters, notes under a table, and the rows
-of the model-against-real tables."""
+"""The rows every load-run table shares (a column per base id), the kernel's listen-queue counters,
+the notes under a table, and the rows of the model-against-real tables."""
 
 from modelbench.engine import loads
 from modelbench.engine.machine import speed_changed
@@ -102,7 +101,7 @@ def table_notes(results, bases):
                 notes.append(f"`{run_id}`: the server's /status counted {f['status_cpu_s']} s "
                              f"of CPU, /proc {f['server_cpu_s']} s: more than "
                              f"{AGREE_PCT:.0f} % apart.")
-            cpu = run["figures"].get("client_cpu_pct_core")
+            cpu = f.get("client_cpu_pct_core")
             if cpu is not None and cpu >= 90:
                 tool = run.get("tool")
                 notes.append(f"`{run_id}`: {tool} used {cpu:.0f} % of a core, so {tool} rather "
@@ -111,7 +110,6 @@ def table_notes(results, bases):
 
 
 def counter_rows(results, bases):
-    # Counts over the blocks: the median, and the lowest and highest.
     rows = [[label] + [count_cell(results.values(b, key)) for b in bases]
             for label, key in (("listen queue overflows (ListenOverflows)", "listen_overflows"),
                                ("listen drops (ListenDrops)", "listen_drops"),

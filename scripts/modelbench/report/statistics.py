@@ -1,28 +1,14 @@
-"""The statistics a verdict rests on: an estimate with a confidence interval of a stated level,
-from the values of the blocks that measured it (engine.plan: a block runs every compared server
-once at one point, seconds apart, so that a ratio is taken between runs that met the same host).
-
-- A figure, or a ratio taken within each block (`of_blocks`): from SIGN_TEST_MIN blocks on, the
-  median with the sign test's exact interval [x(k), x(n+1-k)], k the largest whose coverage
-  1 - 2 P(B < k), B ~ Binomial(n, 1/2), is at least LEVEL: it assumes no distribution, and a block
-  that a jump of the host's speed spoiled moves it by one rank at most. With fewer blocks (where
-  that interval would be the lowest to the highest value, or have no k), the geometric mean with
-  Student's t interval of the logarithms' mean (plain values when one is not positive): it
-  assumes them normal, and a spoiled block widens it, so the comparison stays undecided and gets
-  more blocks.
-- A rate of events (`rate`: failed requests, runs with a stalled request): the exact
-  Clopper-Pearson interval of k events in n trials.
-- A demonstration whose mechanism fixes its outcome (`every`: the order of three log lines): the
-  lowest and the highest value over its runs, each run a witness; no level is claimed.
-
-Every interval says its level, n (of blocks, runs or requests: `unit`) and method, and where a
-statistic taken per block moves with its blocks' speed probe (engine.machine), `speed` holds
-Kendall's tau and its p-value.
-"""
+"""The statistics a verdict rests on, each an Interval that says its level, n (of `unit`) and
+method: of a figure or a ratio taken within each block (`of_blocks`: Student's t of the
+logarithms, from SIGN_TEST_MIN blocks on the sign test's exact interval of the median), of a rate
+of events (`rate`: Clopper-Pearson), of a demonstration whose mechanism fixes its outcome
+(`every`: the lowest and highest over its runs, no level), and whether it moved with its blocks'
+speed probe (`Speed`). Why these: docs/experiments.md, "How the claims are judged"."""
 
 import math
 import statistics
 from dataclasses import dataclass
+from functools import partial
 from typing import Optional
 
 from scipy import stats
@@ -95,13 +81,11 @@ class Interval:
         if self.n == 0:
             return f"no block to judge on: all {self.left_out} left out, {QUOTA_SPLIT}"
         left = f"; {self.left_out} more left out: {QUOTA_SPLIT}" if self.left_out else ""
+        unit = self.unit.removesuffix("s") if self.n == 1 else self.unit
         if not self.bounded:
-            return f"{one(self.estimate)} [{self.n} {self.singular()}: no interval{left}]"
+            return f"{one(self.estimate)} [{self.n} {unit}: no interval{left}]"
         return (f"{one(self.estimate)} [{one(self.low)}–{one(self.high)}; "
-                f"{level_text(self.level)}, {self.n} {self.singular()}{left}]")
-
-    def singular(self):
-        return self.unit.removesuffix("s") if self.n == 1 else self.unit
+                f"{level_text(self.level)}, {self.n} {unit}{left}]")
 
 
 def level_text(level):
@@ -137,24 +121,21 @@ def of_blocks(values, level=LEVEL, unit="blocks", probes=None, left_out=0):
         return Interval(math.nan, -math.inf, math.inf, level, 0, MEAN_OF_LOGS, unit,
                         left_out=left_out) if left_out else None
     n = len(values)
-    speed = moved_with_speed(pairs)
-    ordered = sorted(values)
+    interval = partial(Interval, unit=unit, speed=moved_with_speed(pairs), left_out=left_out)
     if n >= SIGN_TEST_MIN:
         k = sign_test_rank(n, level)
-        coverage = 1 - 2 * stats.binom.cdf(k - 1, n, 0.5)
-        return Interval(statistics.median(values), ordered[k - 1], ordered[n - k], coverage, n,
-                        MEDIAN, unit, speed=speed, left_out=left_out)
+        ordered = sorted(values)
+        return interval(statistics.median(values), ordered[k - 1], ordered[n - k],
+                        1 - 2 * stats.binom.cdf(k - 1, n, 0.5), n, MEDIAN)
     logs = all(v > 0 for v in values)
     points = [math.log(v) for v in values] if logs else values
     centre = statistics.mean(points)
     half = (stats.t.ppf(0.5 + level / 2, n - 1) * statistics.stdev(points) / math.sqrt(n)
             if n >= 2 else math.inf)
     if logs:
-        return Interval(math.exp(centre), exp_or(centre - half, -math.inf),
-                        exp_or(centre + half, math.inf), level, n, MEAN_OF_LOGS, unit,
-                        speed=speed, left_out=left_out)
-    return Interval(centre, centre - half, centre + half, level, n, MEAN, unit, speed=speed,
-                    left_out=left_out)
+        return interval(math.exp(centre), exp_or(centre - half, -math.inf),
+                        exp_or(centre + half, math.inf), level, n, MEAN_OF_LOGS)
+    return interval(centre, centre - half, centre + half, level, n, MEAN)
 
 
 def exp_or(value, beyond):
@@ -171,18 +152,15 @@ def rate(events, trials, level=LEVEL, unit="requests"):
         return None
     tail = (1 - level) / 2
     low = 0.0 if events == 0 else float(stats.beta.ppf(tail, events, trials - events + 1))
-    high = 1.0 if events == trials else float(stats.beta.ppf(1 - tail, events + 1,
-                                                            trials - events))
+    high = 1.0 if events == trials else float(stats.beta.ppf(1 - tail, events + 1, trials - events))
     return Interval(events / trials, low, high, level, trials, RATE, unit, events)
 
 
 def every(values, unit="runs"):
     """A demonstration's median over its runs, the lowest and highest its witnesses, or None."""
     values = [v for v in values if v is not None]
-    if not values:
-        return None
     return Interval(statistics.median(values), min(values), max(values), 0.0, len(values),
-                    EVERY, unit)
+                    EVERY, unit) if values else None
 
 
 def moved_with_speed(pairs):

@@ -81,17 +81,10 @@ def load(directory):
 def compare(a, b, name_a="A", name_b="B"):
     """The verdicts that changed from summary a to b, and the headline figures' ratios B ÷ A."""
     claims_a = {c["key"]: c for c in a["claims"]}
-    changed, same = [], 0
-    for claim in b["claims"]:
-        other = claims_a.get(claim["key"])
-        if other is None:
-            continue
-        for side in ("real", "models"):
-            before, after = other[side]["verdict"], claim[side]["verdict"]
-            if before != after:
-                changed.append([claim["key"], side, before, after])
-            else:
-                same += 1
+    verdicts = [[key, side, claims_a[key][side]["verdict"], claim[side]["verdict"]]
+                for claim in b["claims"] if (key := claim["key"]) in claims_a
+                for side in ("real", "models")]
+    changed = [row for row in verdicts if row[2] != row[3]]
     rows = []
     for name, figure in b["headline"].items():
         other = a["headline"].get(name)
@@ -103,7 +96,7 @@ def compare(a, b, name_a="A", name_b="B"):
                      "–" if ratio is None else f"×{ratio:.2f}" + (" **moved**" if moved else "")])
     lines = [f"A: {name_a} ({a['run'].get('started')}, size {a['run'].get('size')})",
              f"B: {name_b} ({b['run'].get('started')}, size {b['run'].get('size')})", "",
-             f"Verdicts: {len(changed)} changed, {same} the same."]
+             f"Verdicts: {len(changed)} changed, {len(verdicts) - len(changed)} the same."]
     if changed:
         lines += ["", table(["claim", "side", "A", "B"], changed)]
     lines += ["", f"Headline figures (moved: more than ±{MOVED * 100:.0f} %):", "",

@@ -1,12 +1,7 @@
 """The verdicts: a statistic's interval (report.statistics) against a claim's criterion, a bound
-(`at_least`, `at_most`) or a range (`within`); a claim is judged for the real systems and models.
-
-An interval entirely on the criterion's side is REPRODUCED, entirely off it NOT_REPRODUCED (with
-its measured cause), across a bound INCONCLUSIVE: the blocks do not tell at its level. There is no
-margin beyond the interval: where a post's words allow one ("about as fast", "roughly flat") it is
-part of the criterion, symmetric on a log scale (×0.8–×1.25). Each side names the runs (bases) its
-statistics read, which get more blocks while it is inconclusive.
-"""
+(`at_least`, `at_most`) or a range (`within`, `about`), judged for the real systems and the models
+with no margin beyond the interval (docs/experiments.md, "How the claims are judged"). Each side
+names the runs (bases) its statistics read, which get more blocks while it is inconclusive."""
 
 import math
 from dataclasses import dataclass
@@ -45,10 +40,8 @@ def about(interval, centre, margin):
 
 def all_of(*verdicts):
     """The verdict of a criterion of several parts: the first of those below any part has."""
-    for verdict in (NOT_REPRODUCED, NOT_MEASURED, INCONCLUSIVE):
-        if verdict in verdicts:
-            return verdict
-    return REPRODUCED
+    return next((verdict for verdict in (NOT_REPRODUCED, NOT_MEASURED, INCONCLUSIVE)
+                 if verdict in verdicts), REPRODUCED)
 
 
 @dataclass
