@@ -2,14 +2,10 @@
 one: unmeasured load at the run's concurrency until the server has settled. The rules and the
 measurements behind them: docs/experiments.md, "How every run is made".
 
-One-second slices of ab (at most MAX_C clients: a siege crowd sleeps between requests and never
-has more in flight) until one neither forked nor disagreed with the slice before (settled), for at
-most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most LEAD_MAX_S (led_in). A slice
-over which the server forked is followed by unbroken load until it stopped forking (grow): a pause
-between slices resets prefork's forking, so at -c 200 slices alone bring Apache to its size only
-by chance (150 children after 13 slices once, 35 to 132 processes in 15 s another time). Forking
-has its own MAX_S: with one cap for both, the rate still rose for a few slices after it (912 to
-1,015 req/s, 946 to 1,045) and the warm-up ended there, not steady, in two of four tries."""
+One-second slices of ab (at most MAX_C clients) until one neither forked nor disagreed with the
+slice before (settled), for at most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most
+LEAD_MAX_S (led_in). A slice over which the server forked is followed by unbroken load until it
+stopped forking (grow), for at most a MAX_S of its own."""
 
 import math
 import re
@@ -22,16 +18,11 @@ from modelbench.engine import processes
 SLICE_S = 1
 MAX_S = 15
 MAX_C = 200
-# Between two runs a server sat idle while the others of its block ran, and Node.js cools while it
-# waits: after 40 s idle its first one-second slice cost 0.95 ms of CPU per request and the next
-# 0.74 (docs/experiments.md, "How every run is made").
+# A lead-in, as a server (Node.js) cools while the others of its block run.
 LEAD_S = 0.5
 LEAD_MAX_S = 5
-# Two one-second slices of a C++ model, which has nothing to warm, differed (2026-12-04, 125 pairs)
-# in requests/s by 3.9 % in half the pairs and at most 10.9 % in nine of ten; in CPU per request,
-# counted in 10-ms ticks, by 3.7 % and 16 %, either way. A server still warming gets cheaper: a
-# fresh Node.js by 10-28 % a slice over its first four or five (slower after), so only a fall in
-# CPU per request says it is not steady; a rise is noise, or the queueing the rate shows.
+# A server still warming gets cheaper (a fresh Node.js by 10-28 % a slice over its first four or
+# five), so only a fall in CPU per request says it is not steady; a rise is noise, or queueing.
 STEADY = 0.10
 WARMING = 0.10
 # The requests ab left in flight after the last slice: done when the server spent no CPU over
@@ -44,11 +35,7 @@ SETTLE_MAX_S = 3.0
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
 # grow's requests hold their worker on the database's SLEEP so that new children start on idle
-# cores: under /html at -c 200 they start on busy ones, and prefork counts a child still starting
-# as idle (a fresh Apache went from 5 to 132 children in 14 s; held, to 150 in 11 to 13 s). Held,
-# a server forks to the size the run's own load brings it to, sooner (2026-12-04, -c 200): PHP-FPM
-# under /hello went 24 to 54 processes in 12 s (52-54 for 28 s more), held 25 to 54 in 8 s;
-# Apache under /hello went 9 to 153 in 21 s. Every system that forks serves /html.
+# cores: prefork counts a child still starting as idle. Every system that forks serves /html.
 GROW_DELAY_MS = 200
 HELD = f"/html?delay_ms={GROW_DELAY_MS}"
 # The held requests left in flight and queued still take their workers for up to two delays.
@@ -143,10 +130,6 @@ def one_slice(target, path, concurrency, keepalive, meter, requests=None):
     return float(rate.group(1)), 1000 * (meter.cpu_seconds - before) / int(complete.group(1))
 
 
-def agrees(figure, reference):
-    return bool(reference) and abs(figure / reference - 1) <= STEADY
-
-
 def not_dearer(now, before):
     """now's CPU per request not above before's by more than WARMING (or either unknown)."""
     return (now.cpu_ms_per_request is None or before.cpu_ms_per_request is None or
@@ -169,7 +152,8 @@ def not_cheaper(now, before):
 def settled(now, before):
     """Requests/s within STEADY of the slice before, CPU per request not cheaper (Node.js at -c 20
     went 1,279 to 1,406 req/s while its CPU per request fell 0.84 to 0.71 ms)."""
-    return (before is not None and agrees(now.requests_per_s, before.requests_per_s) and
+    return (before is not None and bool(before.requests_per_s) and
+            abs(now.requests_per_s / before.requests_per_s - 1) <= STEADY and
             not_cheaper(now, before))
 
 
@@ -177,12 +161,6 @@ def grew(now, peak):
     """Over the peak by more than 1 in 50: at its cap a server replaces a child now and then, both
     counted (Apache at 150 children: 152 processes, then 153 and a growth phase to the end)."""
     return now > peak + peak // 50
-
-
-def short_of(peak, concurrency):
-    """Fewer processes than clients: beyond, forks are spare workers, not ramp-up (Apache at -c 20
-    went 28, 29, 31, 30, 31 processes, each rise a growth phase: 15.6 s of warm-up)."""
-    return peak < concurrency
 
 
 def grow(target, concurrency, keepalive, seconds):
@@ -222,7 +200,8 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
         warm.slices.append(Slice(rate, now, cpu_ms))
         warm.slice_seconds += SLICE_S if requests is None else LEAD_S
         warm.processes_after = now
-        forked, peak = grew(now, peak) and short_of(peak, c), max(peak, now)
+        # With as many processes as clients, forks are spare workers, not ramp-up.
+        forked, peak = grew(now, peak) and peak < c, max(peak, now)
         if forked and warm.growing_s < max_s:
             grown, took = grow(target, c, keepalive, max_s - warm.growing_s)
             warm.growing_s += took
