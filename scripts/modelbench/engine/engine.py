@@ -76,8 +76,7 @@ class Progress:
         left = "" if scale is None or not planned else \
             f", about {max(0.0, self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
         self.log(f"== [{self.done}/{self.total}] {title}   ({elapsed / 60:.1f} min elapsed{left})")
-        if planned:
-            self.done_estimate_s += run_estimate_s
+        self.done_estimate_s += run_estimate_s if planned else 0.0
 
 
 def server_key(group):
@@ -175,7 +174,9 @@ class Engine:
             try:
                 self._stop_all()
             finally:
-                self._stop_started()
+                for process in self.started:  # any still running after an interruption
+                    if process.running():
+                        process.stop()
 
     def _flags(self, item):
         """A group's (or standalone run's) flags, once earlier runs decided them."""
@@ -183,20 +184,16 @@ class Engine:
 
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
-        held = Held()
         key = group.server.key
         if not any(run.load.kind.needs_server for run in group.runs):
-            return held
+            return Held()
         if key in self.remote:
-            held.target = server.Target(key, self.remote[key], None)
-            return held
+            return Held(target=server.Target(key, self.remote[key], None))
         try:
             run_flags = self._flags(group)
         except FlagsUnavailable as error:
-            held.cause = str(error)
-            return held
-        return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags,
-                          group.around)
+            return Held(cause=str(error))
+        return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags, group.around)
 
     def start(self, server_, run_id, run_flags=(), around=None):
         """Held server_ started with run_flags, logs raw/RUN_ID.server.*; around: see plan.Group."""
@@ -238,20 +235,12 @@ class Engine:
         for key in list(self.held if keys is None else keys):
             self.held.pop(key).stack.close()
 
-    def _stop_started(self):
-        """Stops any server still running (after an interruption)."""
-        for process in self.started:
-            if process.running():
-                process.stop()
-
     def meta(self, run, number, attempt, flags):
         server_ = run.server
-        return {"experiment": run.experiment, "server": server_.key,
-                "label": server_.label(CORES), "system": server_.system.name,
-                "calibrated": server_.calibrated,
+        return {"experiment": run.experiment, "server": server_.key, "label": server_.label(CORES),
+                "system": server_.system.name, "calibrated": server_.calibrated,
                 "variant": "cluster" if server_.cluster else "single", "base": run.base,
-                "block": number, "attempt": attempt, "server_flags": " ".join(flags),
-                **run.record}
+                "block": number, "attempt": attempt, "server_flags": " ".join(flags), **run.record}
 
     def _run(self, run, number, held):
         target, flags = held.target, held.flags
@@ -265,23 +254,16 @@ class Engine:
         machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         if not run.load.kind.measured:
             return self._attempt(run, number, 1, target, flags)
-        attempts = iter(range(1, self.gate.max_attempts + 1))
-        record, _, count = self.gate.measure(
-            lambda: self._measured(run, number, next(attempts), target, flags))
+        record, count = self.gate.measure(
+            lambda attempt: self._attempt(run, number, attempt, target, flags))
         self.remeasured += count > 1
         return record
 
     def _failed(self, run, number, cause, meta=None):
         """A run not measured, before any attempt or in one (meta: fails even if optional)."""
         run_id = f"{run.base}-b{number}"
-        record = self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load,
-                                      cause)
         self.fail(run_id, cause, optional=run.optional and meta is None)
-        return record
-
-    def _measured(self, run, number, attempt, target, flags):
-        record = self._attempt(run, number, attempt, target, flags)
-        return record, (record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0})
+        return self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load, cause)
 
     def _attempt(self, run, number, attempt, target, flags):
         """One measurement of the run (warm-up or lead-in first): its record."""
@@ -314,6 +296,5 @@ class Engine:
         """One run of load on target, recorded; how: Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
-            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
-                      optional)
+            self.fail(run_id, record["cause"], self.recorder.raw(run_id, "*"), optional)
         return record

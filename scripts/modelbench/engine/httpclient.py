@@ -53,12 +53,9 @@ def get_and_hold(host, port, path, timeout=30.0):
             data += _receive(connection)
         head, _, body = data.partition(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
-        length = 0
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value)
-        while len(body) < length:
+        headers = {name.strip().lower(): value for name, _, value in
+                   (line.partition(":") for line in lines[1:])}
+        while len(body) < int(headers.get("content-length", 0)):
             body += _receive(connection)
         return int(lines[0].split()[1]), connection
     except BaseException:

@@ -159,16 +159,15 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids
         os.close(exited)
     sampler.finish()
     code = None if status is None else os.waitstatus_to_exitcode(status)
-    own_cpu = usage.ru_utime + usage.ru_stime
     counters_after = machine.tcp_counters()
     counters = {key: counters_after[key] - before for key, before in counters_before.items()
                 if key in counters_after}
     throttled = machine.throttled_pct(quota_before, machine.quota_periods())
     speed = {"probe_before_ms": probe_before, "probe_after_ms": machine.speed_probe_ms(),
              **({} if throttled is None else {"throttled_pct": throttled})}
-    if child_is_server:
-        timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
-                 "sys_s": round(usage.ru_stime, 3)}
-        return code, {**sampler.figures(server_cpu_seconds=own_cpu), **timed, **counters,
-                      **speed}
-    return code, {**sampler.figures(client_cpu_seconds=own_cpu), **counters, **speed}
+    timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
+             "sys_s": round(usage.ru_stime, 3)} if child_is_server else {}
+    own_cpu = usage.ru_utime + usage.ru_stime
+    sampled = (sampler.figures(server_cpu_seconds=own_cpu) if child_is_server else
+               sampler.figures(client_cpu_seconds=own_cpu))
+    return code, {**sampled, **timed, **counters, **speed}

@@ -63,11 +63,8 @@ class Run:
     @property
     def local_only(self):
         """Why the run needs a server process of this machine ('' when a remote one will do)."""
-        if self.load.kind.local_only:
-            return self.load.kind.local_only
-        if self.flags:
-            return "it starts the server with flags of its own"
-        return ""
+        return self.load.kind.local_only or (
+            "it starts the server with flags of its own" if self.flags else "")
 
 
 @dataclass
