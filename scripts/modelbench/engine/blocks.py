@@ -3,9 +3,8 @@ verdict straddles its bound (Kalibera and Jones, "Rigorous benchmarking in reaso
 A Scheduler knows nothing of servers or verdicts: measure(part, block, run) -> a record (None:
 skipped); undecided(records) -> [(name, bases[, rank: lower first, 0 by default])];
 estimate(run) -> seconds (the harness's tests give it a simulated host and a fake clock). The time
-for more blocks: what `budget_s` leaves once the planned runs of the parts to come are set aside
-(their estimates scaled by real over estimated time so far), shared among this part and those to
-come by their planned estimates; within it, the cheapest comparisons first."""
+for more blocks is shared as docs/experiments.md says ("Time where the answer is undecided"), the
+estimates scaled by real over estimated time so far."""
 
 import random
 import time

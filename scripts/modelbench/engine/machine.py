@@ -99,9 +99,8 @@ class QuietGate:
                        "measuring anyway")
 
     def _wait(self, sample_s, quiet_s, max_s, note_every_s, waiting, gave_up):
-        """Samples busy % every sample_s until it was under IDLE_PCT for quiet_s, or max_s passed
-        (logging gave_up, a format of busy and waited), logging waiting (of busy and left) every
-        note_every_s while busy: (busy, waited)."""
+        """Busy % every sample_s until under IDLE_PCT for quiet_s, or max_s passed (logs gave_up,
+        of busy and waited); while busy, logs waiting (of busy and left) every note_every_s."""
         started = time.monotonic()
         quiet_since, next_note = started, 0.0
         while True:

@@ -25,8 +25,7 @@ class MeasureError(Exception):
 def tail(path, lines=3):
     """The last lines of a file on one line, ' | ' between them ('' when unreadable)."""
     try:
-        with open(path, errors="replace") as f:
-            last = f.read().splitlines()[-lines:]
+        last = read(path).splitlines()[-lines:]
     except OSError:
         return ""
     return " | ".join(line.strip() for line in last if line.strip())

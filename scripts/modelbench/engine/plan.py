@@ -114,10 +114,8 @@ class Part:
 def block(part, number, rng, only=None):
     """Block `number`'s runs in order (points reversed in even blocks); only: the bases to run."""
     points = part.points()
-    if number % 2 == 0:
-        points.reverse()
     out = []
-    for point in points:
+    for point in reversed(points) if number % 2 == 0 else points:
         runs = [run for group in part.groups if group.joins <= number for run in group.runs
                 if run.load == point and (only is None or run.base in only)]
         rng.shuffle(runs)

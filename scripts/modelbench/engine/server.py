@@ -1,7 +1,6 @@
 """The servers under load: a Target (a name and a base URL) and the ServerProcess the harness
-started for it, whose figures come from /proc (checked against its /status when it has one). A
-Target without a process is remote (scripts/serve.sh elsewhere): its figures come from /status
-only (engine.serverstatus)."""
+started for it, whose figures come from /proc (checked against its /status when it has one); a
+remote Target (scripts/serve.sh elsewhere) has its figures from /status only (serverstatus)."""
 
 import contextlib
 import json
@@ -97,7 +96,7 @@ class ServerProcess:
 
     def stop(self, sig=signal.SIGTERM, timeout_s=STOP_TIMEOUT_S):
         """Sends sig: the exit status (None: killed after timeout_s); leftovers in left_behind."""
-        members = processes.descendants(self.pid)
+        members = processes.members(self.pid)[1:]
         killed = False
         if self.process.poll() is None:
             self.process.send_signal(sig)

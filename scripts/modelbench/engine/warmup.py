@@ -18,7 +18,7 @@ from modelbench.engine import processes
 SLICE_S = 1
 MAX_S = 15
 MAX_C = 200
-# A lead-in, as a server (Node.js) cools while the others of its block run.
+# Lead-ins: a server (Node.js) cools while the others of its block run.
 LEAD_S = 0.5
 LEAD_MAX_S = 5
 # A server still warming gets cheaper (a fresh Node.js by 10-28 % a slice over its first four or
@@ -53,8 +53,7 @@ class Slice:
 
 def measured_slice(figures):
     """A measured run's figures as a Slice: the reference of the next lead-in at its point."""
-    complete = figures.get("complete")
-    cpu = figures.get("server_cpu_s")
+    complete, cpu = figures.get("complete"), figures.get("server_cpu_s")
     return Slice(figures["requests_per_s"], figures.get("server_peak_processes") or 0,
                  1000 * cpu / complete if cpu is not None and complete else None)
 
@@ -103,9 +102,8 @@ def process_count(target):
 
 def ab_for(target, path, concurrency, keepalive, seconds, requests=None):
     """ab for whole seconds, or for a number of requests (within seconds)."""
-    command = ["ab", "-r", "-q", "-c", str(concurrency), "-t", f"{math.ceil(seconds):g}", "-n",
-               str(requests or 10000000)]
-    return command + (["-k"] if keepalive else []) + [target.url(path)]
+    return ["ab", "-r", "-q", "-c", str(concurrency), "-t", f"{math.ceil(seconds):g}", "-n",
+            str(requests or 10000000), *(["-k"] if keepalive else []), target.url(path)]
 
 
 def cpu_meter(target):
@@ -137,9 +135,9 @@ def not_dearer(now, before):
 
 
 def led_in(now, before, reference):
-    """A lead-in slice as warm as the run before at this point: CPU per request not dearer (a
-    cooled Node.js at -c 1 answers at its old rate, at a higher cost), or no longer falling (the
-    host got slower). Not the rate: the host's speed moves it, and the run measures it."""
+    """A lead-in slice as warm as the run before at this point: CPU per request not dearer, or no
+    longer falling (the host got slower). Not the rate: a cooled Node.js answers at its old one,
+    at a higher cost, and the host's speed moves it."""
     return not_dearer(now, reference) or (before is not None and not_cheaper(now, before))
 
 
