@@ -65,8 +65,7 @@ class Scheduler:
         started, number = self.clock(), part.blocks
         while number < part.blocks + part.more:
             comparisons = [(c[0], c[1], c[2] if len(c) > 2 else 0)
-                           for c in self.undecided(self.records)
-                           if c[1] and set(c[1]) <= set(runs)]
+                           for c in self.undecided(self.records) if c[1] and set(c[1]) <= set(runs)]
             if not comparisons:
                 return
             cells, names, left = self.fitting(part, comparisons, runs,

@@ -164,8 +164,7 @@ class Engine:
             self._stop_all([key for key in self.held if last_part.get(key, -1) <= index])
 
         scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget_s=budget_s,
-                                     rng=random.Random(self.seed), log=self.log,
-                                     end_part=end_part)
+                                     rng=random.Random(self.seed), log=self.log, end_part=end_part)
         self.records = scheduler.records
         try:
             return scheduler.run(parts)
@@ -205,9 +204,8 @@ class Engine:
                 plan.Setup()
             command = server_.command(self.checkout, run_flags, setup.flags,
                                       files_dir=prefix + ".files")
-            held.target = server.start(server_.key, command, prefix,
-                                       whole_status=not server_.behind_nginx,
-                                       helper_pids=setup.pids)
+            held.target = server.start(server_.key, command, prefix, helper_pids=setup.pids,
+                                       whole_status=not server_.behind_nginx)
         except (server.TargetError, OSError) as error:
             held.cause = str(error)
             return held
@@ -267,15 +265,12 @@ class Engine:
 
     def _attempt(self, run, number, attempt, target, flags):
         """One measurement of the run (warm-up or lead-in first): its record."""
-        run_id = f"{run.base}-b{number}"
         meta = self.meta(run, number, attempt, flags)
-        load, warm = run.load, None
-        reference = self.references.get(run.base)
+        load, warm, reference = run.load, None, self.references.get(run.base)
         if run.warm and load.kind.warmed:
             warm = warmup.warm_up(target, load.path, load.c, keepalive=load.kind.keepalive(load),
-                                  reference=reference,
-                                  max_s=self.warmup_max_s if reference is None else
-                                  min(self.warmup_max_s, warmup.LEAD_MAX_S))
+                                  reference=reference, max_s=self.warmup_max_s if reference is None
+                                  else min(self.warmup_max_s, warmup.LEAD_MAX_S))
             meta["warmup"] = warm.as_record()
             self.log(f"    {'warm-up' if reference is None else 'lead-in'}: "
                      f"{warm.describe(target.local)}")
@@ -286,7 +281,7 @@ class Engine:
                                      if target.local else ""), meta)
             warmup.settle(target)
         rate = (warm.rate if warm else None) or (reference.requests_per_s if reference else None)
-        record = self.record(run_id, meta, target, load, run.optional, rate=rate,
+        record = self.record(f"{run.base}-b{number}", meta, target, load, run.optional, rate=rate,
                              server=run.server, flags=flags)
         if record["status"] == "ok" and record["figures"].get("requests_per_s"):
             self.references[run.base] = warmup.measured_slice(record["figures"])

@@ -154,13 +154,10 @@ def time_wait_sockets():
     """TCP sockets in TIME_WAIT now (the 'tw' of /proc/net/sockstat; 0 when unreadable)."""
     try:
         with open("/proc/net/sockstat") as f:
-            for line in f:
-                if line.startswith("TCP:"):
-                    fields = line.split()
-                    return int(fields[fields.index("tw") + 1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+            fields = next(line.split() for line in f if line.startswith("TCP:"))
+        return int(fields[fields.index("tw") + 1])
+    except (OSError, ValueError, IndexError, StopIteration):
+        return 0
 
 
 def sysctl(name):

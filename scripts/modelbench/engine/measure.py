@@ -38,10 +38,8 @@ def read(path):
 
 def tree_of(pid):
     """The ProcessTree of pid (mariadbd's, a helper's), or None without such a process."""
-    if not pid:
-        return None
     try:
-        return processes.ProcessTree(pid)
+        return processes.ProcessTree(pid) if pid else None
     except psutil.NoSuchProcess:
         return None
 

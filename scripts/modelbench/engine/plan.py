@@ -113,9 +113,8 @@ class Part:
 
 def block(part, number, rng, only=None):
     """Block `number`'s runs in order (points reversed in even blocks); only: the bases to run."""
-    points = part.points()
     out = []
-    for point in reversed(points) if number % 2 == 0 else points:
+    for point in reversed(part.points()) if number % 2 == 0 else part.points():
         runs = [run for group in part.groups if group.joins <= number for run in group.runs
                 if run.load == point and (only is None or run.base in only)]
         rng.shuffle(runs)

@@ -110,5 +110,4 @@ class CrossChecked:
 def agree(proc_s, status_s, processes=1):
     """Within AGREE_PCT of /proc's, or AGREE_TICKS_S for each process (short runs)."""
     difference = abs(status_s - proc_s)
-    return difference <= AGREE_TICKS_S * max(1, processes) or \
-        difference <= AGREE_PCT / 100 * proc_s
+    return difference <= AGREE_TICKS_S * max(1, processes) or difference <= AGREE_PCT / 100 * proc_s

@@ -189,8 +189,7 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
     warm = WarmUp(c, process_count(target), lead_in=reference is not None)
     peak = warm.processes_after = warm.processes_before
     meter = cpu_meter(target)
-    requests = None if reference is None else \
-        max(2 * c, int(reference.requests_per_s * LEAD_S))
+    requests = None if reference is None else max(2 * c, int(reference.requests_per_s * LEAD_S))
     previous = None  # the slice before, on a server of the same size
     while warm.slice_seconds < max_s:
         rate, cpu_ms = one_slice(target, path, c, keepalive, meter, requests)
