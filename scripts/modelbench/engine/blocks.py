@@ -71,13 +71,12 @@ class Scheduler:
             cells, names, left = self.fitting(part, comparisons, runs,
                                               share - (self.clock() - started))
             if not cells:
-                self.log(f"== no time left for more blocks for: "
-                         f"{'; '.join(dict.fromkeys(name for name, *_ in left))}")
+                self.log(f"== no time left for more blocks for: {'; '.join(dict.fromkeys(left))}")
                 return
             last = min(number + part.step, part.blocks + part.more)
             self.log(f"== blocks {number + 1}–{last} of {', '.join(sorted(cells))}, still "
                      f"undecided: {'; '.join(names)}"
-                     + (f" (no time for: {'; '.join(name for name, *_ in left)})" if left else ""))
+                     + (f" (no time for: {'; '.join(left)})" if left else ""))
             while number < last:
                 number += 1
                 for run in plan.block(part, number, self.rng, only=cells):
@@ -90,10 +89,9 @@ class Scheduler:
             return self.scale() * part.step * sum(self.estimate(runs[b]) for b in bases)
         cells, names, left = set(), [], []
         for name, bases, _ in sorted(comparisons, key=lambda c: (c[2], cost(set(c[1])))):
-            new = set(bases) - cells
-            if cost(cells | new) <= time_s:
-                cells |= new
+            if cost(cells | set(bases)) <= time_s:
+                cells |= set(bases)
                 names.append(name)
             else:
-                left.append((name, bases))
+                left.append(name)
         return cells, list(dict.fromkeys(names)), left

@@ -25,13 +25,10 @@ LEAD_MAX_S = 5
 # five), so only a fall in CPU per request says it is not steady; a rise is noise, or queueing.
 STEADY = 0.10
 WARMING = 0.10
-# The requests ab left in flight after the last slice: done when the server spent no CPU over
-# SETTLED_S (settle).
 SETTLED_S = 0.05
 SETTLE_MAX_S = 3.0
 # While a server forks (prefork: 1, 2, 4 ... 32 children a second while fewer than MinSpareServers
-# are idle), the load goes on until no process was added for GROWN_S: in a pause between slices
-# every child is idle, and a second of prefork's that sees it forks none and starts again from 1.
+# are idle, from 1 again after a pause), the load goes on until no process was added for GROWN_S.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
 # grow's requests hold their worker on the database's SLEEP so that new children start on idle
@@ -163,12 +160,11 @@ def grew(now, peak):
 
 def grow(target, concurrency, keepalive, seconds):
     """Held requests until no growth over GROWN_S, seconds at most: (processes, seconds)."""
-    started = time.monotonic()
+    started = grown_at = time.monotonic()
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
-    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
+    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, seconds),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     now = peak = process_count(target)
-    grown_at = started
     try:
         while (load.poll() is None and time.monotonic() - grown_at < GROWN_S and
                time.monotonic() - started < seconds):
@@ -213,7 +209,7 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
 
 
 def settle(target):
-    """Waits until a local server spent no CPU over SETTLED_S: the warm-up's work is done."""
+    """Waits until a local server spent no CPU over SETTLED_S: the last slice's work is done."""
     if not target.local:
         return
     tree = processes.ProcessTree(target.pid)
