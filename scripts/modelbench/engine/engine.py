@@ -196,10 +196,9 @@ class Engine:
 
     def start(self, server_, run_id, run_flags=(), around=None):
         """Held server_ started with run_flags, logs raw/RUN_ID.server.*; around: see plan.Group."""
-        held = Held(last_run=run_id)
+        held = Held(flags=(*server_.flags, *run_flags), last_run=run_id)
         prefix = os.path.join(self.directory, "raw", run_id)
         try:
-            held.flags = (*server_.flags, *run_flags)
             setup = held.stack.enter_context(around(self.checkout, prefix)) if around else \
                 plan.Setup()
             command = server_.command(self.checkout, run_flags, setup.flags,

@@ -16,9 +16,8 @@ def busy_ticks():
     return total - times.idle - times.iowait, total
 
 
-# A fixed piece of CPU work timed before and after every run: a virtual machine's speed can change
-# by up to ×2 within seconds while nothing runs on it and no steal time shows (docs/experiments.md,
-# "What moves between runs"). Probes differing by over SPEED_CHANGE are noted in the report.
+# Fixed CPU work timed before and after every run, as a virtual machine's speed moves within
+# seconds (docs/experiments.md, "What moves between runs"); a change over SPEED_CHANGE is noted.
 PROBE_LOOPS = 200_000
 PROBE_REPEATS = 3
 SPEED_CHANGE = 1.2

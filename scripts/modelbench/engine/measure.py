@@ -66,8 +66,9 @@ class RunSampler:
         if self.server is not None:
             self.server.finish()
 
-    def figures(self, client_cpu_seconds=None, server_cpu_seconds=None):
-        """server_cpu_seconds: a child's exact rusage, beating samples that miss its last ticks."""
+    def figures(self, own_cpu_s, own_is_server):
+        """own_cpu_s: the command's exact rusage, the tool's, or the server's when own_is_server
+        (beating samples that miss its last ticks)."""
         wall = max(self.elapsed, 1e-9)
         out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
         ours = []  # the CPU seconds of the server, mariadbd, the helpers and the tool
@@ -79,8 +80,7 @@ class RunSampler:
             out[f"{prefix}_cpu_pct_machine"] = round(100.0 * seconds / wall / CORES, 1)
 
         if self.server is not None:
-            cpu("server", self.server.cpu_seconds if server_cpu_seconds is None
-                else server_cpu_seconds)
+            cpu("server", own_cpu_s if own_is_server else self.server.cpu_seconds)
             out.update(server_peak_threads=self.server.peak_threads,
                        server_peak_processes=self.server.peak_processes,
                        server_peak_rss_mib=round(self.server.peak_rss_kib / 1024.0, 1),
@@ -89,8 +89,8 @@ class RunSampler:
             cpu("db", self.db.cpu_seconds)
         if self.helpers:
             cpu("helper", sum(tree.cpu_seconds for tree in self.helpers))
-        if client_cpu_seconds is not None:
-            cpu("client", client_cpu_seconds)
+        if not own_is_server:
+            cpu("client", own_cpu_s)
         busy = self._machine_end[0] - self._machine_start[0]
         total = self._machine_end[1] - self._machine_start[1]
         out["machine_busy_pct"] = round(100.0 * busy / total, 1) if total > 0 else 0.0
@@ -164,7 +164,5 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids
              **({} if throttled is None else {"throttled_pct": throttled})}
     timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
              "sys_s": round(usage.ru_stime, 3)} if child_is_server else {}
-    own_cpu = usage.ru_utime + usage.ru_stime
-    sampled = (sampler.figures(server_cpu_seconds=own_cpu) if child_is_server else
-               sampler.figures(client_cpu_seconds=own_cpu))
+    sampled = sampler.figures(usage.ru_utime + usage.ru_stime, child_is_server)
     return code, {**sampled, **timed, **counters, **speed}
