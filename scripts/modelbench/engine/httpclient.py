@@ -1,6 +1,5 @@
-"""Plain HTTP/1.1 GETs: one, many at once, or one whose connection is then held open."""
+"""Plain HTTP/1.1 GETs: one, or one whose connection is then held open."""
 
-import concurrent.futures
 import http.client
 import socket
 import time
@@ -31,12 +30,6 @@ def get(host, port, path, timeout=10.0):
         return Reply(seconds=time.monotonic() - started, error=str(error) or type(error).__name__)
     finally:
         connection.close()
-
-
-def get_all(host, port, path, count, timeout=30.0):
-    """count GETs of path at once, a connection and thread each: the replies in order."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
-        return list(pool.map(lambda _: get(host, port, path, timeout), range(count)))
 
 
 class ProtocolError(Exception):

@@ -2,6 +2,7 @@
 started for it, whose figures come from /proc (checked against its /status when it has one); a
 remote Target (scripts/serve.sh elsewhere) has its figures from /status only (serverstatus)."""
 
+import concurrent.futures
 import contextlib
 import json
 import re
@@ -144,7 +145,9 @@ class Target:
         return httpclient.get(self.host.strip("[]"), self.port, path, timeout)
 
     def get_all(self, path, count, timeout=30.0):
-        return httpclient.get_all(self.host.strip("[]"), self.port, path, count, timeout)
+        """count GETs of path at once, a connection and thread each: the replies in order."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
+            return list(pool.map(lambda _: self.get(path, timeout), range(count)))
 
     def get_and_hold(self, path):
         return httpclient.get_and_hold(self.host.strip("[]"), self.port, path)

@@ -86,8 +86,7 @@ class WarmUp:
         return (f"{self.seconds:g} s"
                 + (f" ({self.growing_s:.1f} while it forked)" if self.growing_s else "")
                 + f", {' → '.join(f'{s.requests_per_s:.0f}' for s in self.slices)} req/s"
-                + (f", {last.cpu_ms_per_request:.3f} ms CPU/req" if last.cpu_ms_per_request
-                   else "")
+                + (f", {last.cpu_ms_per_request:.3f} ms CPU/req" if last.cpu_ms_per_request else "")
                 + (f", processes {self.processes_before} → {last.processes}" if local else "")
                 + ("" if self.steady else " (not steady)"))
 
