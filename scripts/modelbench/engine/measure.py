@@ -91,8 +91,7 @@ class RunSampler:
             cpu("helper", sum(tree.cpu_seconds for tree in self.helpers))
         if not own_is_server:
             cpu("client", own_cpu_s)
-        busy = self._machine_end[0] - self._machine_start[0]
-        total = self._machine_end[1] - self._machine_start[1]
+        busy, total = (end - start for end, start in zip(self._machine_end, self._machine_start))
         out["machine_busy_pct"] = round(100.0 * busy / total, 1) if total > 0 else 0.0
         # What other processes took meanwhile, in % of the machine: it pollutes the figures.
         others = max(0.0, busy / max(total, 1e-9) * wall * CORES - sum(ours))

@@ -20,8 +20,7 @@ def peak_rss_kib(pid):
 
 
 def members(pid):
-    """The process and its descendants now ([] when it is gone), as psutil.Processes: they keep
-    their identity should a pid be reused."""
+    """The process and its descendants: psutil.Processes, which keep their identity ([]: gone)."""
     try:
         root = psutil.Process(pid)
         return [root] + root.children(recursive=True)
