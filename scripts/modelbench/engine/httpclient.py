@@ -23,9 +23,8 @@ def get(host, port, path, timeout=10.0):
     try:
         connection.request("GET", path, headers={"Connection": "close"})
         response = connection.getresponse()
-        body = response.read()
-        return Reply(response.status, body, {k.lower(): v for k, v in response.getheaders()},
-                     time.monotonic() - started)
+        return Reply(response.status, response.read(),
+                     {k.lower(): v for k, v in response.getheaders()}, time.monotonic() - started)
     except (OSError, http.client.HTTPException) as error:
         return Reply(seconds=time.monotonic() - started, error=str(error) or type(error).__name__)
     finally:
