@@ -3,9 +3,8 @@ verdict straddles its bound (Kalibera and Jones, "Rigorous benchmarking in reaso
 A Scheduler knows nothing of servers or verdicts: measure(part, block, run) -> a record (None:
 skipped); undecided(records) -> [(name, bases[, rank: lower first, 0 by default])];
 estimate(run) -> seconds (the harness's tests give it a simulated host and a fake clock). The time
-for more blocks: what `budget_s` leaves once the planned runs of the parts to come are set aside
-(their estimates scaled by real over estimated time so far), shared among this part and those to
-come by their planned estimates; within it, the cheapest comparisons first."""
+for more blocks is shared as docs/experiments.md says ("Time where the answer is undecided"), the
+estimates scaled by real over estimated time so far."""
 
 import random
 import time
@@ -66,20 +65,18 @@ class Scheduler:
         started, number = self.clock(), part.blocks
         while number < part.blocks + part.more:
             comparisons = [(c[0], c[1], c[2] if len(c) > 2 else 0)
-                           for c in self.undecided(self.records)
-                           if c[1] and set(c[1]) <= set(runs)]
+                           for c in self.undecided(self.records) if c[1] and set(c[1]) <= set(runs)]
             if not comparisons:
                 return
             cells, names, left = self.fitting(part, comparisons, runs,
                                               share - (self.clock() - started))
             if not cells:
-                self.log(f"== no time left for more blocks for: "
-                         f"{'; '.join(dict.fromkeys(name for name, *_ in left))}")
+                self.log(f"== no time left for more blocks for: {'; '.join(dict.fromkeys(left))}")
                 return
             last = min(number + part.step, part.blocks + part.more)
             self.log(f"== blocks {number + 1}–{last} of {', '.join(sorted(cells))}, still "
                      f"undecided: {'; '.join(names)}"
-                     + (f" (no time for: {'; '.join(name for name, *_ in left)})" if left else ""))
+                     + (f" (no time for: {'; '.join(left)})" if left else ""))
             while number < last:
                 number += 1
                 for run in plan.block(part, number, self.rng, only=cells):
@@ -92,10 +89,9 @@ class Scheduler:
             return self.scale() * part.step * sum(self.estimate(runs[b]) for b in bases)
         cells, names, left = set(), [], []
         for name, bases, _ in sorted(comparisons, key=lambda c: (c[2], cost(set(c[1])))):
-            new = set(bases) - cells
-            if cost(cells | new) <= time_s:
-                cells |= new
+            if cost(cells | set(bases)) <= time_s:
+                cells |= set(bases)
                 names.append(name)
             else:
-                left.append((name, bases))
+                left.append(name)
         return cells, list(dict.fromkeys(names)), left

@@ -76,8 +76,7 @@ class Progress:
         left = "" if scale is None or not planned else \
             f", about {max(0.0, self.estimate_s - self.done_estimate_s) * scale / 60:.1f} min left"
         self.log(f"== [{self.done}/{self.total}] {title}   ({elapsed / 60:.1f} min elapsed{left})")
-        if planned:
-            self.done_estimate_s += run_estimate_s
+        self.done_estimate_s += run_estimate_s if planned else 0.0
 
 
 def server_key(group):
@@ -123,7 +122,6 @@ class Engine:
         steps.add(self.directory)
         self.held = {}  # server_key(group) -> Held: the servers up now
         self.references = {}  # base -> warmup.Slice of its last measured run
-        self.records = []  # those run() made so far, which may decide later runs' flags
 
     def fail(self, run_id, cause, log_path="", optional=False):
         """A failure in steps.tsv; optional: a system that may not run here (fails nothing)."""
@@ -165,9 +163,8 @@ class Engine:
             self._stop_all([key for key in self.held if last_part.get(key, -1) <= index])
 
         scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget_s=budget_s,
-                                     rng=random.Random(self.seed), log=self.log,
-                                     end_part=end_part)
-        self.records = scheduler.records
+                                     rng=random.Random(self.seed), log=self.log, end_part=end_part)
+        self.records = scheduler.records  # those made so far, which may decide later runs' flags
         try:
             return scheduler.run(parts)
         finally:
@@ -175,7 +172,9 @@ class Engine:
             try:
                 self._stop_all()
             finally:
-                self._stop_started()
+                for process in self.started:  # any still running after an interruption
+                    if process.running():
+                        process.stop()
 
     def _flags(self, item):
         """A group's (or standalone run's) flags, once earlier runs decided them."""
@@ -183,34 +182,28 @@ class Engine:
 
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
-        held = Held()
         key = group.server.key
         if not any(run.load.kind.needs_server for run in group.runs):
-            return held
+            return Held()
         if key in self.remote:
-            held.target = server.Target(key, self.remote[key], None)
-            return held
+            return Held(target=server.Target(key, self.remote[key], None))
         try:
             run_flags = self._flags(group)
         except FlagsUnavailable as error:
-            held.cause = str(error)
-            return held
-        return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags,
-                          group.around)
+            return Held(cause=str(error))
+        return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags, group.around)
 
     def start(self, server_, run_id, run_flags=(), around=None):
         """Held server_ started with run_flags, logs raw/RUN_ID.server.*; around: see plan.Group."""
-        held = Held(last_run=run_id)
+        held = Held(flags=(*server_.flags, *run_flags), last_run=run_id)
         prefix = os.path.join(self.directory, "raw", run_id)
         try:
-            held.flags = (*server_.flags, *run_flags)
             setup = held.stack.enter_context(around(self.checkout, prefix)) if around else \
                 plan.Setup()
             command = server_.command(self.checkout, run_flags, setup.flags,
                                       files_dir=prefix + ".files")
-            held.target = server.start(server_.key, command, prefix,
-                                       whole_status=not server_.behind_nginx,
-                                       helper_pids=setup.pids)
+            held.target = server.start(server_.key, command, prefix, helper_pids=setup.pids,
+                                       whole_status=not server_.behind_nginx)
         except (server.TargetError, OSError) as error:
             held.cause = str(error)
             return held
@@ -238,20 +231,12 @@ class Engine:
         for key in list(self.held if keys is None else keys):
             self.held.pop(key).stack.close()
 
-    def _stop_started(self):
-        """Stops any server still running (after an interruption)."""
-        for process in self.started:
-            if process.running():
-                process.stop()
-
     def meta(self, run, number, attempt, flags):
         server_ = run.server
-        return {"experiment": run.experiment, "server": server_.key,
-                "label": server_.label(CORES), "system": server_.system.name,
-                "calibrated": server_.calibrated,
+        return {"experiment": run.experiment, "server": server_.key, "label": server_.label(CORES),
+                "system": server_.system.name, "calibrated": server_.calibrated,
                 "variant": "cluster" if server_.cluster else "single", "base": run.base,
-                "block": number, "attempt": attempt, "server_flags": " ".join(flags),
-                **run.record}
+                "block": number, "attempt": attempt, "server_flags": " ".join(flags), **run.record}
 
     def _run(self, run, number, held):
         target, flags = held.target, held.flags
@@ -265,35 +250,25 @@ class Engine:
         machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         if not run.load.kind.measured:
             return self._attempt(run, number, 1, target, flags)
-        attempts = iter(range(1, self.gate.max_attempts + 1))
-        record, _, count = self.gate.measure(
-            lambda: self._measured(run, number, next(attempts), target, flags))
+        record, count = self.gate.measure(
+            lambda attempt: self._attempt(run, number, attempt, target, flags))
         self.remeasured += count > 1
         return record
 
     def _failed(self, run, number, cause, meta=None):
         """A run not measured, before any attempt or in one (meta: fails even if optional)."""
         run_id = f"{run.base}-b{number}"
-        record = self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load,
-                                      cause)
         self.fail(run_id, cause, optional=run.optional and meta is None)
-        return record
-
-    def _measured(self, run, number, attempt, target, flags):
-        record = self._attempt(run, number, attempt, target, flags)
-        return record, (record.get("figures") if record["status"] == "ok" else {"other_cpu_pct": 0})
+        return self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load, cause)
 
     def _attempt(self, run, number, attempt, target, flags):
         """One measurement of the run (warm-up or lead-in first): its record."""
-        run_id = f"{run.base}-b{number}"
         meta = self.meta(run, number, attempt, flags)
-        load, warm = run.load, None
-        reference = self.references.get(run.base)
+        load, warm, reference = run.load, None, self.references.get(run.base)
         if run.warm and load.kind.warmed:
             warm = warmup.warm_up(target, load.path, load.c, keepalive=load.kind.keepalive(load),
-                                  reference=reference,
-                                  max_s=self.warmup_max_s if reference is None else
-                                  min(self.warmup_max_s, warmup.LEAD_MAX_S))
+                                  reference=reference, max_s=self.warmup_max_s if reference is None
+                                  else min(self.warmup_max_s, warmup.LEAD_MAX_S))
             meta["warmup"] = warm.as_record()
             self.log(f"    {'warm-up' if reference is None else 'lead-in'}: "
                      f"{warm.describe(target.local)}")
@@ -304,7 +279,7 @@ class Engine:
                                      if target.local else ""), meta)
             warmup.settle(target)
         rate = (warm.rate if warm else None) or (reference.requests_per_s if reference else None)
-        record = self.record(run_id, meta, target, load, run.optional, rate=rate,
+        record = self.record(f"{run.base}-b{number}", meta, target, load, run.optional, rate=rate,
                              server=run.server, flags=flags)
         if record["status"] == "ok" and record["figures"].get("requests_per_s"):
             self.references[run.base] = warmup.measured_slice(record["figures"])
@@ -314,6 +289,5 @@ class Engine:
         """One run of load on target, recorded; how: Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
-            self.fail(run_id, record["cause"], os.path.join(self.directory, "raw", f"{run_id}.*"),
-                      optional)
+            self.fail(run_id, record["cause"], self.recorder.raw(run_id, "*"), optional)
         return record

@@ -1,6 +1,5 @@
-"""Plain HTTP/1.1 GETs: one, many at once, or one whose connection is then held open."""
+"""Plain HTTP/1.1 GETs: one, or one whose connection is then held open."""
 
-import concurrent.futures
 import http.client
 import socket
 import time
@@ -24,19 +23,12 @@ def get(host, port, path, timeout=10.0):
     try:
         connection.request("GET", path, headers={"Connection": "close"})
         response = connection.getresponse()
-        body = response.read()
-        return Reply(response.status, body, {k.lower(): v for k, v in response.getheaders()},
-                     time.monotonic() - started)
+        return Reply(response.status, response.read(),
+                     {k.lower(): v for k, v in response.getheaders()}, time.monotonic() - started)
     except (OSError, http.client.HTTPException) as error:
         return Reply(seconds=time.monotonic() - started, error=str(error) or type(error).__name__)
     finally:
         connection.close()
-
-
-def get_all(host, port, path, count, timeout=30.0):
-    """count GETs of path at once, a connection and thread each: the replies in order."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
-        return list(pool.map(lambda _: get(host, port, path, timeout), range(count)))
 
 
 class ProtocolError(Exception):
@@ -53,12 +45,9 @@ def get_and_hold(host, port, path, timeout=30.0):
             data += _receive(connection)
         head, _, body = data.partition(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
-        length = 0
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value)
-        while len(body) < length:
+        headers = {name.strip().lower(): value for name, _, value in
+                   (line.partition(":") for line in lines[1:])}
+        while len(body) < int(headers.get("content-length", 0)):
             body += _receive(connection)
         return int(lines[0].split()[1]), connection
     except BaseException:

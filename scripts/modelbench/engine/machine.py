@@ -16,9 +16,8 @@ def busy_ticks():
     return total - times.idle - times.iowait, total
 
 
-# A fixed piece of CPU work timed before and after every run: a virtual machine's speed can change
-# by up to ×2 within seconds while nothing runs on it and no steal time shows (docs/experiments.md,
-# "What moves between runs"). Probes differing by over SPEED_CHANGE are noted in the report.
+# Fixed CPU work timed before and after every run, as a virtual machine's speed moves within
+# seconds (docs/experiments.md, "What moves between runs"); a change over SPEED_CHANGE is noted.
 PROBE_LOOPS = 200_000
 PROBE_REPEATS = 3
 SPEED_CHANGE = 1.2
@@ -42,22 +41,13 @@ def quota_periods():
     try:
         with open("/proc/self/cgroup") as f:
             lines = [line.rstrip("\n").split(":", 2) for line in f]
-    except OSError:
-        return None
-    for _, controllers, path in lines:
-        if "cpu" in controllers.split(","):
-            stat = f"/sys/fs/cgroup/cpu{path}/cpu.stat"
-            break
-    else:
-        unified = next((path for _, controllers, path in lines if controllers == ""), None)
-        if unified is None:
-            return None
-        stat = f"/sys/fs/cgroup{unified}/cpu.stat"
-    try:
-        with open(stat.replace("//", "/")) as f:
+        # cgroup v1's cpu controller, else v2's unified hierarchy
+        paths = [f"/cpu{path}" for _, controllers, path in lines if "cpu" in controllers.split(",")]
+        paths += [path for _, controllers, path in lines if controllers == ""]
+        with open(f"/sys/fs/cgroup{paths[0]}/cpu.stat".replace("//", "/")) as f:
             fields = dict(line.split() for line in f if len(line.split()) == 2)
         return int(fields["nr_periods"]), int(fields["nr_throttled"])
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, IndexError):
         return None
 
 
@@ -91,55 +81,51 @@ class QuietGate:
 
     def wait_for_quiet(self, max_wait_s):
         """Waits, at most max_wait_s, until the machine was under IDLE_PCT busy for QUIET_S:
-        (busy % then, the wait). Not the load average: throttled tasks count in it as runnable,
-        and it climbed to 12 while a throttled run had the machine to itself."""
-        started = time.monotonic()
-        quiet_since, next_note = started, 0.0
-        while True:
-            busy = psutil.cpu_percent(1.0)
-            now = time.monotonic()
-            if busy >= self.IDLE_PCT:
-                quiet_since = now
-            elif now - quiet_since >= self.QUIET_S:
-                return busy, now - started
-            waited = now - started
-            if waited >= max_wait_s:
-                self.log(f"== other processes still keep {busy:.0f} % of the machine busy after "
-                         f"{waited:.0f} s: measuring anyway; their share of each run shows "
-                         "(other_cpu_pct)")
-                return busy, waited
-            if busy >= self.IDLE_PCT and waited >= next_note:
-                self.log(f"== waiting for a quiet machine: other processes keep {busy:.0f} % of "
-                         f"it busy (at most {max_wait_s - waited:.0f} s more)")
-                next_note = waited + 15
+        (busy % then, the wait). Not the load average (docs/experiments.md, "A quiet machine")."""
+        return self._wait(1.0, self.QUIET_S, max_wait_s, 15,
+                          "== waiting for a quiet machine: other processes keep {busy:.0f} % of it "
+                          "busy (at most {left:.0f} s more)",
+                          "== other processes still keep {busy:.0f} % of the machine busy after "
+                          "{waited:.0f} s: measuring anyway; their share of each run shows "
+                          "(other_cpu_pct)")
 
     def wait_for_idle(self):
         """Waits, at most idle_wait_s, until the machine is under IDLE_PCT busy."""
-        if self.idle_wait_s <= 0:
-            return
+        if self.idle_wait_s > 0:
+            self._wait(self.IDLE_SAMPLE_S, 0, self.idle_wait_s, 10,
+                       "    waiting: other processes keep {busy:.0f} % of the machine busy",
+                       "    other processes still keep {busy:.0f} % of the machine busy: "
+                       "measuring anyway")
+
+    def _wait(self, sample_s, quiet_s, max_s, note_every_s, waiting, gave_up):
+        """Busy % every sample_s until under IDLE_PCT for quiet_s, or max_s passed (logs gave_up,
+        of busy and waited); while busy, logs waiting (of busy and left) every note_every_s."""
         started = time.monotonic()
-        next_note = 0.0
+        quiet_since, next_note = started, 0.0
         while True:
-            busy = psutil.cpu_percent(self.IDLE_SAMPLE_S)
-            waited = time.monotonic() - started
-            if busy < self.IDLE_PCT:
-                return
-            if waited >= self.idle_wait_s:
-                self.log(f"    other processes still keep {busy:.0f} % of the machine busy: "
-                         "measuring anyway")
-                return
-            if waited >= next_note:
-                self.log(f"    waiting: other processes keep {busy:.0f} % of the machine busy")
-                next_note = waited + 10
+            busy = psutil.cpu_percent(sample_s)
+            now = time.monotonic()
+            waited = now - started
+            if busy >= self.IDLE_PCT:
+                quiet_since = now
+            elif now - quiet_since >= quiet_s:
+                return busy, waited
+            if waited >= max_s:
+                self.log(gave_up.format(busy=busy, waited=waited))
+                return busy, waited
+            if busy >= self.IDLE_PCT and waited >= next_note:
+                self.log(waiting.format(busy=busy, left=max_s - waited))
+                next_note = waited + note_every_s
 
     def measure(self, attempt):
-        """attempt() -> (result, figures), again while polluted: (result, figures, attempts)."""
+        """attempt(number) -> a run's record, again while polluted: (record, attempts)."""
         for attempts in range(1, self.max_attempts + 1):
             self.wait_for_idle()
-            result, figures = attempt()
-            if figures["other_cpu_pct"] <= self.POLLUTED_PCT or attempts == self.max_attempts:
-                return result, figures, attempts
-            self.log(f"    other processes took {figures['other_cpu_pct']} % of the machine "
+            record = attempt(attempts)
+            other = record["figures"]["other_cpu_pct"] if record["status"] == "ok" else 0
+            if other <= self.POLLUTED_PCT or attempts == self.max_attempts:
+                return record, attempts
+            self.log(f"    other processes took {other} % of the machine "
                      "during the run: measuring it again")
 
 
@@ -167,29 +153,16 @@ def time_wait_sockets():
     """TCP sockets in TIME_WAIT now (the 'tw' of /proc/net/sockstat; 0 when unreadable)."""
     try:
         with open("/proc/net/sockstat") as f:
-            for line in f:
-                if line.startswith("TCP:"):
-                    fields = line.split()
-                    return int(fields[fields.index("tw") + 1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+            fields = next(line.split() for line in f if line.startswith("TCP:"))
+        return int(fields[fields.index("tw") + 1])
+    except (OSError, ValueError, IndexError, StopIteration):
+        return 0
 
 
 def sysctl(name):
     """sysctl("net.core.somaxconn") -> '4096'."""
     with open("/proc/sys/" + name.replace(".", "/")) as f:
         return f.read().strip()
-
-
-def ephemeral_ports():
-    low, high = (int(p) for p in sysctl("net.ipv4.ip_local_port_range").split())
-    return high - low + 1
-
-
-def tw_reuse():
-    """net.ipv4.tcp_tw_reuse: 0 off, 1 on, 2 on loopback only."""
-    return int(sysctl("net.ipv4.tcp_tw_reuse"))
 
 
 # A run's new connections go into TIME_WAIT on the client's side; without port reuse, wait for
@@ -201,10 +174,11 @@ PORTS_WAIT_S = 65
 def wait_for_ports(connections, loopback=True, log=print):
     """Waits while TIME_WAIT sockets and the run's would take most ephemeral ports, unless the
     kernel reuses them (tcp_tw_reuse 1, or 2 on a loopback run)."""
-    reuse = tw_reuse()
+    reuse = int(sysctl("net.ipv4.tcp_tw_reuse"))
     if reuse == 1 or (reuse == 2 and loopback):
         return
-    ports = ephemeral_ports()
+    low, high = (int(p) for p in sysctl("net.ipv4.ip_local_port_range").split())
+    ports = high - low + 1
     started = time.monotonic()
     while time_wait_sockets() + connections > PORT_SHARE * ports:
         if time.monotonic() - started > PORTS_WAIT_S:

@@ -25,8 +25,7 @@ class MeasureError(Exception):
 def tail(path, lines=3):
     """The last lines of a file on one line, ' | ' between them ('' when unreadable)."""
     try:
-        with open(path, errors="replace") as f:
-            last = f.read().splitlines()[-lines:]
+        last = read(path).splitlines()[-lines:]
     except OSError:
         return ""
     return " | ".join(line.strip() for line in last if line.strip())
@@ -39,10 +38,8 @@ def read(path):
 
 def tree_of(pid):
     """The ProcessTree of pid (mariadbd's, a helper's), or None without such a process."""
-    if not pid:
-        return None
     try:
-        return processes.ProcessTree(pid)
+        return processes.ProcessTree(pid) if pid else None
     except psutil.NoSuchProcess:
         return None
 
@@ -69,8 +66,9 @@ class RunSampler:
         if self.server is not None:
             self.server.finish()
 
-    def figures(self, client_cpu_seconds=None, server_cpu_seconds=None):
-        """server_cpu_seconds: a child's exact rusage, beating samples that miss its last ticks."""
+    def figures(self, own_cpu_s, own_is_server):
+        """own_cpu_s: the command's exact rusage, the tool's, or the server's when own_is_server
+        (beating samples that miss its last ticks)."""
         wall = max(self.elapsed, 1e-9)
         out = {"wall_s": round(self.elapsed, 3), "cores": CORES}
         ours = []  # the CPU seconds of the server, mariadbd, the helpers and the tool
@@ -82,8 +80,7 @@ class RunSampler:
             out[f"{prefix}_cpu_pct_machine"] = round(100.0 * seconds / wall / CORES, 1)
 
         if self.server is not None:
-            cpu("server", self.server.cpu_seconds if server_cpu_seconds is None
-                else server_cpu_seconds)
+            cpu("server", own_cpu_s if own_is_server else self.server.cpu_seconds)
             out.update(server_peak_threads=self.server.peak_threads,
                        server_peak_processes=self.server.peak_processes,
                        server_peak_rss_mib=round(self.server.peak_rss_kib / 1024.0, 1),
@@ -92,10 +89,9 @@ class RunSampler:
             cpu("db", self.db.cpu_seconds)
         if self.helpers:
             cpu("helper", sum(tree.cpu_seconds for tree in self.helpers))
-        if client_cpu_seconds is not None:
-            cpu("client", client_cpu_seconds)
-        busy = self._machine_end[0] - self._machine_start[0]
-        total = self._machine_end[1] - self._machine_start[1]
+        if not own_is_server:
+            cpu("client", own_cpu_s)
+        busy, total = (end - start for end, start in zip(self._machine_end, self._machine_start))
         out["machine_busy_pct"] = round(100.0 * busy / total, 1) if total > 0 else 0.0
         # What other processes took meanwhile, in % of the machine: it pollutes the figures.
         others = max(0.0, busy / max(total, 1e-9) * wall * CORES - sum(ours))
@@ -159,16 +155,13 @@ def run(command, stdout_path, stderr_path, server=None, db_pid=None, helper_pids
         os.close(exited)
     sampler.finish()
     code = None if status is None else os.waitstatus_to_exitcode(status)
-    own_cpu = usage.ru_utime + usage.ru_stime
     counters_after = machine.tcp_counters()
     counters = {key: counters_after[key] - before for key, before in counters_before.items()
                 if key in counters_after}
     throttled = machine.throttled_pct(quota_before, machine.quota_periods())
     speed = {"probe_before_ms": probe_before, "probe_after_ms": machine.speed_probe_ms(),
              **({} if throttled is None else {"throttled_pct": throttled})}
-    if child_is_server:
-        timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
-                 "sys_s": round(usage.ru_stime, 3)}
-        return code, {**sampler.figures(server_cpu_seconds=own_cpu), **timed, **counters,
-                      **speed}
-    return code, {**sampler.figures(client_cpu_seconds=own_cpu), **counters, **speed}
+    timed = {"real_s": round(real_s, 3), "user_s": round(usage.ru_utime, 3),
+             "sys_s": round(usage.ru_stime, 3)} if child_is_server else {}
+    sampled = sampler.figures(usage.ru_utime + usage.ru_stime, child_is_server)
+    return code, {**sampled, **timed, **counters, **speed}

@@ -63,11 +63,8 @@ class Run:
     @property
     def local_only(self):
         """Why the run needs a server process of this machine ('' when a remote one will do)."""
-        if self.load.kind.local_only:
-            return self.load.kind.local_only
-        if self.flags:
-            return "it starts the server with flags of its own"
-        return ""
+        return self.load.kind.local_only or (
+            "it starts the server with flags of its own" if self.flags else "")
 
 
 @dataclass
@@ -116,11 +113,8 @@ class Part:
 
 def block(part, number, rng, only=None):
     """Block `number`'s runs in order (points reversed in even blocks); only: the bases to run."""
-    points = part.points()
-    if number % 2 == 0:
-        points.reverse()
     out = []
-    for point in points:
+    for point in reversed(part.points()) if number % 2 == 0 else part.points():
         runs = [run for group in part.groups if group.joins <= number for run in group.runs
                 if run.load == point and (only is None or run.base in only)]
         rng.shuffle(runs)

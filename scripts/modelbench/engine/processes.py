@@ -19,26 +19,22 @@ def peak_rss_kib(pid):
         return None
 
 
-def _members(root):
-    """The root process and its descendants now ([] when the root is gone)."""
+def members(pid):
+    """The process and its descendants: psutil.Processes, which keep their identity ([]: gone)."""
     try:
+        root = psutil.Process(pid)
         return [root] + root.children(recursive=True)
     except psutil.NoSuchProcess:
         return []
 
 
 def snapshot(pid):
-    """{threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the kernel's
-    counter, a snapshot unlike a walk of /proc/PID/task). None when the root is gone or a
-    zombie."""
-    try:
-        root = psutil.Process(pid)
-        if root.status() == psutil.STATUS_ZOMBIE:
-            return None
-    except psutil.NoSuchProcess:
+    """{threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the kernel's counter,
+    a snapshot unlike a walk of /proc/PID/task); None when the root is gone or a zombie."""
+    if not alive(pid):
         return None
     totals = {"threads": 0, "fds": 0, "rss_kib": 0, "peak_rss_kib": 0}
-    for process in _members(root):
+    for process in members(pid):
         try:
             with process.oneshot():
                 totals["threads"] += process.num_threads()
@@ -75,7 +71,7 @@ class ProcessTree:
     def sample(self, first=False):
         now = time.monotonic()
         if self._scanned_at is None or now - self._scanned_at >= self.RESCAN_S:
-            self._members = _members(self.root)
+            self._members = members(self.root.pid)
             self._scanned_at = now
         threads_now = processes_now = 0
         for process in self._members:
@@ -150,14 +146,6 @@ def wait_gone(pid, poll_s=0.01):
         time.sleep(poll_s)
 
 
-def descendants(pid):
-    """The psutil.Processes below pid now (they keep their identity should a pid be reused)."""
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
-
-
 def end_survivors(members, wait_s):
     """Kills those of members still there after wait_s: 'PID (NAME)' of each."""
     _, alive_members = psutil.wait_procs(members, timeout=wait_s)
@@ -176,7 +164,7 @@ def end_survivors(members, wait_s):
 def tree(pid):
     """(pid, name) of each live process of a tree now."""
     found = []
-    for process in _members(psutil.Process(pid)) if alive(pid) else []:
+    for process in members(pid):
         try:
             if process.status() != psutil.STATUS_ZOMBIE:
                 found.append((process.pid, process.name()))

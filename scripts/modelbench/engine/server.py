@@ -1,8 +1,8 @@
 """The servers under load: a Target (a name and a base URL) and the ServerProcess the harness
-started for it, whose figures come from /proc (checked against its /status when it has one). A
-Target without a process is remote (scripts/serve.sh elsewhere): its figures come from /status
-only (engine.serverstatus)."""
+started for it, whose figures come from /proc (checked against its /status when it has one); a
+remote Target (scripts/serve.sh elsewhere) has its figures from /status only (serverstatus)."""
 
+import concurrent.futures
 import contextlib
 import json
 import re
@@ -97,7 +97,7 @@ class ServerProcess:
 
     def stop(self, sig=signal.SIGTERM, timeout_s=STOP_TIMEOUT_S):
         """Sends sig: the exit status (None: killed after timeout_s); leftovers in left_behind."""
-        members = processes.descendants(self.pid)
+        members = processes.members(self.pid)[1:]
         killed = False
         if self.process.poll() is None:
             self.process.send_signal(sig)
@@ -145,7 +145,9 @@ class Target:
         return httpclient.get(self.host.strip("[]"), self.port, path, timeout)
 
     def get_all(self, path, count, timeout=30.0):
-        return httpclient.get_all(self.host.strip("[]"), self.port, path, count, timeout)
+        """count GETs of path at once, a connection and thread each: the replies in order."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
+            return list(pool.map(lambda _: self.get(path, timeout), range(count)))
 
     def get_and_hold(self, path):
         return httpclient.get_and_hold(self.host.strip("[]"), self.port, path)
@@ -190,8 +192,8 @@ class Target:
             raise TargetError(f"the server (pid {self.pid}) is gone: {self.process.stderr_tail()}")
         return figures
 
-    def stop(self, timeout_s=STOP_TIMEOUT_S):
-        return self.process.stop(timeout_s=timeout_s)
+    def stop(self):
+        return self.process.stop()
 
 
 def start(name, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S,

@@ -3,8 +3,7 @@ HTTP so that CPU per request is measured from any client. Watchers for measure.r
 
   StatusWatcher   a remote server: CPU from /status before and after the run; peaks from /status
                   every READ_INTERVAL_S (no high-water mark: a peak between readings is missed)
-  CrossChecked    a local server with /status: /proc's figures, checked against /status's CPU
-"""
+  CrossChecked    a local server with /status: /proc's figures, checked against /status's CPU"""
 
 import json
 
@@ -61,13 +60,10 @@ class StatusWatcher:
         """A background thread reads /status: a server slow to answer never delays sampling."""
 
     def finish(self):
-        peaks = self._peaks.stop() if self._peaks else {}
-        for key, value in peaks.items():
+        for key, value in (self._peaks.stop() if self._peaks else {}).items():
             self._peak[key] = max(self._peak[key], value)
         for _ in range(FINAL_TRIES):
-            final = read_resources(self._target)
-            if final is not None:
-                self._last = final
+            if self._read() is not None:
                 return
         raise MeasureError(f"{self._target.base_url}/status did not answer after the run: the "
                            "server's CPU is unknown")
@@ -91,9 +87,6 @@ class CrossChecked:
         self.tree = tree
         self.status = status
 
-    def sample(self):
-        self.tree.sample()
-
     def finish(self):
         # /proc sampled again right after /status's last reading: both count the same span even
         # while the server works off what the tool left (siege's killed connections).
@@ -102,7 +95,7 @@ class CrossChecked:
         self.tree.sample()
 
     def __getattr__(self, name):
-        """cpu_seconds and the peaks are /proc's."""
+        """sample(), cpu_seconds and the peaks are /proc's."""
         return getattr(self.tree, name)
 
     def figures(self):
@@ -117,5 +110,4 @@ class CrossChecked:
 def agree(proc_s, status_s, processes=1):
     """Within AGREE_PCT of /proc's, or AGREE_TICKS_S for each process (short runs)."""
     difference = abs(status_s - proc_s)
-    return difference <= AGREE_TICKS_S * max(1, processes) or \
-        difference <= AGREE_PCT / 100 * proc_s
+    return difference <= AGREE_TICKS_S * max(1, processes) or difference <= AGREE_PCT / 100 * proc_s

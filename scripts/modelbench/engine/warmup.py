@@ -2,14 +2,10 @@
 one: unmeasured load at the run's concurrency until the server has settled. The rules and the
 measurements behind them: docs/experiments.md, "How every run is made".
 
-One-second slices of ab (at most MAX_C clients: a siege crowd sleeps between requests and never
-has more in flight) until one neither forked nor disagreed with the slice before (settled), for at
-most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most LEAD_MAX_S (led_in). A slice
-over which the server forked is followed by unbroken load until it stopped forking (grow): a pause
-between slices resets prefork's forking, so at -c 200 slices alone bring Apache to its size only
-by chance (150 children after 13 slices once, 35 to 132 processes in 15 s another time). Forking
-has its own MAX_S: with one cap for both, the rate still rose for a few slices after it (912 to
-1,015 req/s, 946 to 1,045) and the warm-up ended there, not steady, in two of four tries."""
+One-second slices of ab (at most MAX_C clients) until one neither forked nor disagreed with the
+slice before (settled), for at most MAX_S; a lead-in's slices are LEAD_S worth of requests, at most
+LEAD_MAX_S (led_in). A slice over which the server forked is followed by unbroken load until it
+stopped forking (grow), for at most a MAX_S of its own."""
 
 import math
 import re
@@ -22,33 +18,21 @@ from modelbench.engine import processes
 SLICE_S = 1
 MAX_S = 15
 MAX_C = 200
-# Between two runs a server sat idle while the others of its block ran, and Node.js cools while it
-# waits: after 40 s idle its first one-second slice cost 0.95 ms of CPU per request and the next
-# 0.74 (docs/experiments.md, "How every run is made").
+# Lead-ins: a server (Node.js) cools while the others of its block run.
 LEAD_S = 0.5
 LEAD_MAX_S = 5
-# Two one-second slices of a C++ model, which has nothing to warm, differed (2026-12-04, 125 pairs)
-# in requests/s by 3.9 % in half the pairs and at most 10.9 % in nine of ten; in CPU per request,
-# counted in 10-ms ticks, by 3.7 % and 16 %, either way. A server still warming gets cheaper: a
-# fresh Node.js by 10-28 % a slice over its first four or five (slower after), so only a fall in
-# CPU per request says it is not steady; a rise is noise, or the queueing the rate shows.
+# A server still warming gets cheaper (a fresh Node.js by 10-28 % a slice over its first four or
+# five), so only a fall in CPU per request says it is not steady; a rise is noise, or queueing.
 STEADY = 0.10
 WARMING = 0.10
-# The requests ab left in flight after the last slice: done when the server spent no CPU over
-# SETTLED_S (settle).
 SETTLED_S = 0.05
 SETTLE_MAX_S = 3.0
 # While a server forks (prefork: 1, 2, 4 ... 32 children a second while fewer than MinSpareServers
-# are idle), the load goes on until no process was added for GROWN_S: in a pause between slices
-# every child is idle, and a second of prefork's that sees it forks none and starts again from 1.
+# are idle, from 1 again after a pause), the load goes on until no process was added for GROWN_S.
 GROWN_S = 1.25
 GROW_POLL_S = 0.25
 # grow's requests hold their worker on the database's SLEEP so that new children start on idle
-# cores: under /html at -c 200 they start on busy ones, and prefork counts a child still starting
-# as idle (a fresh Apache went from 5 to 132 children in 14 s; held, to 150 in 11 to 13 s). Held,
-# a server forks to the size the run's own load brings it to, sooner (2026-12-04, -c 200): PHP-FPM
-# under /hello went 24 to 54 processes in 12 s (52-54 for 28 s more), held 25 to 54 in 8 s;
-# Apache under /hello went 9 to 153 in 21 s. Every system that forks serves /html.
+# cores: prefork counts a child still starting as idle. Every system that forks serves /html.
 GROW_DELAY_MS = 200
 HELD = f"/html?delay_ms={GROW_DELAY_MS}"
 # The held requests left in flight and queued still take their workers for up to two delays.
@@ -66,8 +50,7 @@ class Slice:
 
 def measured_slice(figures):
     """A measured run's figures as a Slice: the reference of the next lead-in at its point."""
-    complete = figures.get("complete")
-    cpu = figures.get("server_cpu_s")
+    complete, cpu = figures.get("complete"), figures.get("server_cpu_s")
     return Slice(figures["requests_per_s"], figures.get("server_peak_processes") or 0,
                  1000 * cpu / complete if cpu is not None and complete else None)
 
@@ -103,8 +86,7 @@ class WarmUp:
         return (f"{self.seconds:g} s"
                 + (f" ({self.growing_s:.1f} while it forked)" if self.growing_s else "")
                 + f", {' → '.join(f'{s.requests_per_s:.0f}' for s in self.slices)} req/s"
-                + (f", {last.cpu_ms_per_request:.3f} ms CPU/req" if last.cpu_ms_per_request
-                   else "")
+                + (f", {last.cpu_ms_per_request:.3f} ms CPU/req" if last.cpu_ms_per_request else "")
                 + (f", processes {self.processes_before} → {last.processes}" if local else "")
                 + ("" if self.steady else " (not steady)"))
 
@@ -116,9 +98,8 @@ def process_count(target):
 
 def ab_for(target, path, concurrency, keepalive, seconds, requests=None):
     """ab for whole seconds, or for a number of requests (within seconds)."""
-    command = ["ab", "-r", "-q", "-c", str(concurrency), "-t", f"{math.ceil(seconds):g}", "-n",
-               str(requests or 10000000)]
-    return command + (["-k"] if keepalive else []) + [target.url(path)]
+    return ["ab", "-r", "-q", "-c", str(concurrency), "-t", f"{math.ceil(seconds):g}", "-n",
+            str(requests or 10000000), *(["-k"] if keepalive else []), target.url(path)]
 
 
 def cpu_meter(target):
@@ -143,10 +124,6 @@ def one_slice(target, path, concurrency, keepalive, meter, requests=None):
     return float(rate.group(1)), 1000 * (meter.cpu_seconds - before) / int(complete.group(1))
 
 
-def agrees(figure, reference):
-    return bool(reference) and abs(figure / reference - 1) <= STEADY
-
-
 def not_dearer(now, before):
     """now's CPU per request not above before's by more than WARMING (or either unknown)."""
     return (now.cpu_ms_per_request is None or before.cpu_ms_per_request is None or
@@ -154,9 +131,9 @@ def not_dearer(now, before):
 
 
 def led_in(now, before, reference):
-    """A lead-in slice as warm as the run before at this point: CPU per request not dearer (a
-    cooled Node.js at -c 1 answers at its old rate, at a higher cost), or no longer falling (the
-    host got slower). Not the rate: the host's speed moves it, and the run measures it."""
+    """A lead-in slice as warm as the run before at this point: CPU per request not dearer, or no
+    longer falling (the host got slower). Not the rate: a cooled Node.js answers at its old one,
+    at a higher cost, and the host's speed moves it."""
     return not_dearer(now, reference) or (before is not None and not_cheaper(now, before))
 
 
@@ -169,7 +146,8 @@ def not_cheaper(now, before):
 def settled(now, before):
     """Requests/s within STEADY of the slice before, CPU per request not cheaper (Node.js at -c 20
     went 1,279 to 1,406 req/s while its CPU per request fell 0.84 to 0.71 ms)."""
-    return (before is not None and agrees(now.requests_per_s, before.requests_per_s) and
+    return (before is not None and bool(before.requests_per_s) and
+            abs(now.requests_per_s / before.requests_per_s - 1) <= STEADY and
             not_cheaper(now, before))
 
 
@@ -179,20 +157,13 @@ def grew(now, peak):
     return now > peak + peak // 50
 
 
-def short_of(peak, concurrency):
-    """Fewer processes than clients: beyond, forks are spare workers, not ramp-up (Apache at -c 20
-    went 28, 29, 31, 30, 31 processes, each rise a growth phase: 15.6 s of warm-up)."""
-    return peak < concurrency
-
-
 def grow(target, concurrency, keepalive, seconds):
     """Held requests until no growth over GROWN_S, seconds at most: (processes, seconds)."""
-    started = time.monotonic()
+    started = grown_at = time.monotonic()
     # ab's -t is whole seconds; the load is stopped here at `seconds` in any case.
-    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, math.ceil(seconds)),
+    load = subprocess.Popen(ab_for(target, HELD, concurrency, keepalive, seconds),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     now = peak = process_count(target)
-    grown_at = started
     try:
         while (load.poll() is None and time.monotonic() - grown_at < GROWN_S and
                time.monotonic() - started < seconds):
@@ -213,8 +184,7 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
     warm = WarmUp(c, process_count(target), lead_in=reference is not None)
     peak = warm.processes_after = warm.processes_before
     meter = cpu_meter(target)
-    requests = None if reference is None else \
-        max(2 * c, int(reference.requests_per_s * LEAD_S))
+    requests = None if reference is None else max(2 * c, int(reference.requests_per_s * LEAD_S))
     previous = None  # the slice before, on a server of the same size
     while warm.slice_seconds < max_s:
         rate, cpu_ms = one_slice(target, path, c, keepalive, meter, requests)
@@ -222,7 +192,8 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
         warm.slices.append(Slice(rate, now, cpu_ms))
         warm.slice_seconds += SLICE_S if requests is None else LEAD_S
         warm.processes_after = now
-        forked, peak = grew(now, peak) and short_of(peak, c), max(peak, now)
+        # With as many processes as clients, forks are spare workers, not ramp-up.
+        forked, peak = grew(now, peak) and peak < c, max(peak, now)
         if forked and warm.growing_s < max_s:
             grown, took = grow(target, c, keepalive, max_s - warm.growing_s)
             warm.growing_s += took
@@ -237,7 +208,7 @@ def warm_up(target, path, concurrency, keepalive=False, reference=None, max_s=MA
 
 
 def settle(target):
-    """Waits until a local server spent no CPU over SETTLED_S: the warm-up's work is done."""
+    """Waits until a local server spent no CPU over SETTLED_S: the last slice's work is done."""
     if not target.local:
         return
     tree = processes.ProcessTree(target.pid)
