@@ -13,39 +13,37 @@ def system_checks(log, users, burst):
     most concurrent clients; burst: the most new connections a run opens."""
     lines = []
 
-    def check(status, fix, text):
-        line = f"- {status}: {text}" + (f" Fix: `{fix}`" if fix else "")
+    def check(text, fix=""):
+        line = f"- warning: {text} Fix: `{fix}`" if fix else f"- ok: {text}"
         lines.append(line)
         log(f"  {line}")
 
-    enough, text, fix = verb.open_files(2 * users + 400)  # siege -c users and the server
-    check("ok" if enough else "warning", fix, text)
+    _, text, fix = verb.open_files(2 * users + 400)  # siege -c users and the server
+    check(text, fix)
 
     cap = somaxconn()
     syn_backlog = machine.sysctl("net.ipv4.tcp_max_syn_backlog")
     if cap < SERVER_BACKLOG:
-        check("warning", "sysctl -w net.core.somaxconn=4096",
-              f"listen backlog: net.core.somaxconn is {cap}, so the servers' --backlog "
-              f"{SERVER_BACKLOG} is cut to {cap}; bursts of new connections overflow the "
-              "queue and wait for a SYN retransmit (1 s, then 3 s: E2's 3 s longest request).")
+        check(f"listen backlog: net.core.somaxconn is {cap}, so the servers' --backlog "
+              f"{SERVER_BACKLOG} is cut to {cap}; bursts of new connections overflow the queue "
+              "and wait for a SYN retransmit (1 s, then 3 s: E2's 3 s longest request).",
+              "sysctl -w net.core.somaxconn=4096")
     else:
-        check("ok", "", f"listen backlog: net.core.somaxconn {cap} ≥ the servers' "
-              f"--backlog {SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}); E2 also runs "
-              f"with --backlog {POSTS_BACKLOG}, the cap of the posts' kernels.")
+        check(f"listen backlog: net.core.somaxconn {cap} ≥ the servers' --backlog "
+              f"{SERVER_BACKLOG} (tcp_max_syn_backlog {syn_backlog}); E2 also runs with "
+              f"--backlog {POSTS_BACKLOG}, the cap of the posts' kernels.")
 
-    low, high = (int(p) for p in machine.sysctl("net.ipv4.ip_local_port_range").split())
-    ports = high - low + 1
+    ports = machine.ephemeral_ports()
+    ports_text = f"ephemeral ports: {len(ports)} ({ports[0]}–{ports[-1]})"
     tw_reuse = machine.sysctl("net.ipv4.tcp_tw_reuse")
     # Without keep-alive every request is a new connection whose port pair then stays in
     # TIME_WAIT for 60 s.
     if tw_reuse == "0":
-        check("warning", "sysctl -w net.ipv4.tcp_tw_reuse=1",
-              f"ephemeral ports: {ports} ({low}–{high}) and net.ipv4.tcp_tw_reuse 0: port pairs "
-              f"in TIME_WAIT are not reused, and the heaviest run opens about {burst} "
-              "connections; runs wait for them to drain ('Cannot assign requested address', "
-              "E4's client-side failures, without that).")
+        check(f"{ports_text} and net.ipv4.tcp_tw_reuse 0: port pairs in TIME_WAIT are not "
+              f"reused, and the heaviest run opens about {burst} connections; runs wait for them "
+              "to drain ('Cannot assign requested address', E4's client-side failures, without "
+              "that).", "sysctl -w net.ipv4.tcp_tw_reuse=1")
     else:
-        check("ok", "", f"ephemeral ports: {ports} ({low}–{high}); tcp_tw_reuse {tw_reuse} "
-              "(1: always, 2: loopback only): a run waits for port pairs in TIME_WAIT only "
-              "where they are not reused.")
+        check(f"{ports_text}; tcp_tw_reuse {tw_reuse} (1: always, 2: loopback only): a run "
+              "waits for port pairs in TIME_WAIT only where they are not reused.")
     return lines

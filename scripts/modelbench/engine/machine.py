@@ -165,6 +165,12 @@ def sysctl(name):
         return f.read().strip()
 
 
+def ephemeral_ports():
+    """net.ipv4.ip_local_port_range, both ends in."""
+    low, high = sysctl("net.ipv4.ip_local_port_range").split()
+    return range(int(low), int(high) + 1)
+
+
 # A run's new connections go into TIME_WAIT on the client's side; without port reuse, wait for
 # them while they would take more than this share of the ephemeral ports.
 PORT_SHARE = 0.8
@@ -177,8 +183,7 @@ def wait_for_ports(connections, loopback=True, log=print):
     reuse = int(sysctl("net.ipv4.tcp_tw_reuse"))
     if reuse == 1 or (reuse == 2 and loopback):
         return
-    low, high = (int(p) for p in sysctl("net.ipv4.ip_local_port_range").split())
-    ports = high - low + 1
+    ports = len(ephemeral_ports())
     started = time.monotonic()
     while time_wait_sockets() + connections > PORT_SHARE * ports:
         if time.monotonic() - started > PORTS_WAIT_S:

@@ -43,11 +43,10 @@ def _ordered_union(lists):
 
 def _check_cell(outcome, criterion):
     """'yes', '**NO**: evidence', or '–' when the server had no such check."""
-    found = [(h, e) for c, h, e in outcome.checks if c == criterion]
-    if not found:
-        return "–"
-    holds, evidence = found[0]
-    return "yes" if holds else "**NO**" + (f": {evidence}" if evidence else "")
+    for c, holds, evidence in outcome.checks:
+        if c == criterion:
+            return "yes" if holds else "**NO**" + (f": {evidence}" if evidence else "")
+    return "–"
 
 
 def table(outcomes):

@@ -17,16 +17,6 @@ TIME_LIMIT_FACTOR = 3
 class Ab(Generator):
     name = "ab"
 
-    def cut(self, load):
-        return bool(load.seconds and load.n)
-
-    def limits(self, load, rate):
-        """-n and -t of a run, given the server's rate before (None when unknown)."""
-        if load.seconds and not self.cut(load) and rate:
-            return (max(MIN_REQUESTS, int(rate * load.seconds)),
-                    TIME_LIMIT_FACTOR * load.seconds + 5)
-        return load.n, load.seconds
-
     def text(self, load):
         flags = ("-k " if load.keepalive else "") + ("-l " if load.variable_length else "")
         limit = f"-t {load.seconds:g}" if load.seconds else f"-n {load.n}"
@@ -43,8 +33,11 @@ class Ab(Generator):
 
     def command(self, attempt, url):
         load, percentiles = attempt.load, attempt.raw("ab-percentiles.csv")
-        requests, time_limit = self.limits(load, attempt.rate)
-        attempt.record.update(requests=requests, cut=self.cut(load))
+        requests, time_limit = load.n, load.seconds
+        if load.seconds and not load.n and attempt.rate:
+            requests = max(MIN_REQUESTS, int(attempt.rate * load.seconds))
+            time_limit = TIME_LIMIT_FACTOR * load.seconds + 5
+        attempt.record.update(requests=requests, cut=bool(load.seconds and load.n))
         attempt.record["raw"].append(percentiles)
         # -t before -n: ab's -t sets the request count to 50000, whatever -n said before it.
         return ["ab", "-r", *(["-k"] if load.keepalive else []), "-c", str(load.c),

@@ -54,12 +54,15 @@ class Tool:
     warmed = False
     local_only = ""
     resolution_ms = 0
+    always_keepalive = False
 
     def keepalive(self, load):
-        return load.keepalive
+        return self.always_keepalive or load.keepalive
 
     def connections(self, load):
         """New connections a run opens at most (TIME_WAIT); a timed run's n is only its cap."""
+        if not self.needs_server:
+            return 0
         return load.c if self.keepalive(load) else load.n
 
 
@@ -89,7 +92,7 @@ class Generator(Tool):
         command = self.command(attempt, target.url(load.path))
         record["command"] = " ".join(command)
         # A remote server was not started for the run: its counters count from before it.
-        before = {} if target.local else database_connects(target.status_documents())
+        before = 0 if target.local else database_connects(target.status_documents()) or 0
         code, sampled = measure.run(command, stdout, stderr, server=target.watch(),
                                     db_pid=attempt.recorder.db_pid,
                                     helper_pids=target.helper_pids, end_marker=self.end_marker,
@@ -112,11 +115,8 @@ def server_counters(attempt, before):
         return {}
     with open(attempt.raw("status.json"), "w") as f:
         json.dump(documents, f, indent=1)
-    figures = {}
     connects = database_connects(documents)
-    if connects:
-        figures["server_db_connects"] = (connects["server_db_connects"] -
-                                         before.get("server_db_connects", 0))
+    figures = {} if connects is None else {"server_db_connects": connects - before}
     if len(documents) > 1:
         # Requests answered by each worker (the run's plus the warm-up and these /status).
         figures["requests_by_worker"] = " / ".join(
@@ -125,9 +125,9 @@ def server_counters(attempt, before):
 
 
 def database_connects(documents):
-    """{server_db_connects: the workers' sum} ({} without any)."""
+    """The workers' database connects summed; None when none counts them."""
     connects = [d["database"]["connects"] for d in documents if "database" in d]
-    return {"server_db_connects": sum(connects)} if connects else {}
+    return sum(connects) if connects else None
 
 
 def number(pattern, text, what, cast=float, default=None):

@@ -9,9 +9,7 @@ from modelbench.engine.loads.base import StepFailed, Tool
 class Hold(Tool):
     name = "hold"
     measured = False  # a memory snapshot, which other processes' CPU does not pollute
-
-    def keepalive(self, load):
-        return True
+    always_keepalive = True
 
     def text(self, load):
         return f"{load.c} idle keep-alive connections after GET {load.path}"

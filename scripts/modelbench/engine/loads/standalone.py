@@ -16,9 +16,6 @@ class Standalone(Tool):
     needs_server = False
     local_only = "it runs the system's standalone loop as a local process"
 
-    def connections(self, load):
-        return 0
-
     def text(self, load):
         return f"the /html workload {load.n} times, no HTTP"
 

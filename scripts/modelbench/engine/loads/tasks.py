@@ -28,9 +28,8 @@ class Tasks(Tool):
 
     def run(self, attempt):
         record, target, delay_ms = attempt.record, attempt.target, attempt.load.delay_ms
-        timeline_path = attempt.raw("tasks-timeline.txt")
+        timeline_path, server_log = attempt.raw("tasks-timeline.txt"), target.process.stderr_path
         url = target.url(f"/tasks?delay_ms={delay_ms}")
-        server_log = target.process.stderr_path
         record.update(command=f"GET {url}", raw=[timeline_path, server_log])
         sent = utc_now()
         # Times of day in UTC, measured from the moment the request was sent (wraps at midnight);
@@ -42,8 +41,7 @@ class Tasks(Tool):
             return ahead - DAY_MS if ahead > DAY_MS // 2 else ahead
         try:
             with urllib.request.urlopen(url, timeout=delay_ms / 1000 + 30) as response:
-                body = response.read().decode("utf-8", "replace")
-                status = response.status
+                body, status = response.read().decode("utf-8", "replace"), response.status
         except OSError as error:
             raise StepFailed(f"GET {url} failed: {error}")
         received = utc_now()
@@ -60,12 +58,11 @@ class Tasks(Tool):
             raise StepFailed(f"no 'task two' line in {server_log} within {delay_ms + 10000} ms")
 
         response_ms = (received - sent).total_seconds() * 1000
-        events = sorted([(offset(ms), f"{clock(ms)}  server  tasks #{demo}: {task}")
-                         for ms, demo, task in lines] +
-                        [(0, f"{clock(origin)}  client  request sent: GET {url}"),
-                         (offset(ms_of_day(received)), f"{clock(ms_of_day(received))}  client  "
-                          f"response received ({response_ms:.0f} ms)")], key=lambda e: e[0])
-        timeline = [text for _, text in events]
+        events = [(ms, f"server  tasks #{demo}: {task}") for ms, demo, task in lines] + [
+            (origin, f"client  request sent: GET {url}"),
+            (ms_of_day(received), f"client  response received ({response_ms:.0f} ms)")]
+        timeline = [f"{clock(ms)}  {text}"
+                    for ms, text in sorted(events, key=lambda event: offset(event[0]))]
         with open(timeline_path, "w") as f:
             f.write("\n".join(timeline) + "\n\nresponse body:\n" + body)
 
@@ -88,9 +85,8 @@ class Tasks(Tool):
                 "response")
 
 
-def ms_of_day(moment):
-    return ((moment.hour * 60 + moment.minute) * 60 + moment.second) * 1000 + \
-        moment.microsecond // 1000
+def ms_of_day(when):
+    return ((when.hour * 60 + when.minute) * 60 + when.second) * 1000 + when.microsecond // 1000
 
 
 def clock(ms):

@@ -12,9 +12,7 @@ SUMMARY = "WRK_SUMMARY "
 
 class Wrk(Generator):
     name = "wrk"
-
-    def keepalive(self, load):
-        return True
+    always_keepalive = True
 
     def text(self, load):
         return f"wrk -c {load.c} -d {load.seconds:g}s {load.path}"
