@@ -1,5 +1,4 @@
-"""Where things are in this checkout: its root and the build tree (BUILD_DIR, default build/;
-relative to the root when relative)."""
+"""This checkout's root and build tree (BUILD_DIR, default build/, under the root if relative)."""
 
 import os
 from dataclasses import dataclass

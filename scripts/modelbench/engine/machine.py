@@ -166,7 +166,6 @@ def sysctl(name):
 
 
 def ephemeral_ports():
-    """net.ipv4.ip_local_port_range, both ends in."""
     low, high = sysctl("net.ipv4.ip_local_port_range").split()
     return range(int(low), int(high) + 1)
 

@@ -13,9 +13,8 @@ def cell(text):
 
 def table(header, rows):
     """A Markdown table: the header row, then one row per list of cells."""
-    lines = ["| " + " | ".join(cell(c) for c in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+    lines = ["| " + " | ".join(cell(c) for c in row) + " |" for row in [header, *rows]]
+    return "\n".join([lines[0], "|" + "---|" * len(header), *lines[1:]])
 
 
 def interval_cell(interval, digits=1, prefix=""):

@@ -1,5 +1,4 @@
-"""What a scenario showed on a server (figures and checks), and the tables that put the servers
-side by side: one Markdown table per scenario, a row per figure or check, a column per server."""
+"""What a scenario showed on a server (figures and checks), and the servers side by side."""
 
 from dataclasses import dataclass, field
 
@@ -50,7 +49,7 @@ def _check_cell(outcome, criterion):
 
 
 def table(outcomes):
-    """Markdown: the figures, then the checks of every server."""
+    """A scenario's Markdown table: a row per figure, then per check, a column per server."""
     rows = [[label] + [dict(o.figures).get(label, "–") for o in outcomes]
             for label in _ordered_union([label for label, _ in o.figures] for o in outcomes)]
     rows += [[f"**holds:** {criterion}"] + [_check_cell(o, criterion) for o in outcomes]

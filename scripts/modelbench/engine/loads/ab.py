@@ -48,25 +48,24 @@ class Ab(Generator):
         return parse(read(stdout), read(attempt.raw("ab-percentiles.csv")))
 
 
-def parse(report_text, percentile_csv_text):
-    """ab's figures from its report (stdout) and its -e file."""
+def parse(report, percentiles):
+    """ab's figures from its report (stdout) and its -e file (percentiles)."""
     figures = {
-        "complete": number(r"^Complete requests:\s+(\d+)", report_text, "Complete requests", int),
-        "failed": number(r"^Failed requests:\s+(\d+)", report_text, "Failed requests", int),
-        "non2xx": number(r"^Non-2xx responses:\s+(\d+)", report_text, "Non-2xx", int, 0),
-        "requests_per_s": number(r"^Requests per second:\s+([\d.]+)", report_text,
+        "complete": number(r"^Complete requests:\s+(\d+)", report, "Complete requests", int),
+        "failed": number(r"^Failed requests:\s+(\d+)", report, "Failed requests", int),
+        "non2xx": number(r"^Non-2xx responses:\s+(\d+)", report, "Non-2xx", int, 0),
+        "requests_per_s": number(r"^Requests per second:\s+([\d.]+)", report,
                                  "Requests per second"),
-        "mean_ms": number(r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$", report_text,
+        "mean_ms": number(r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$", report,
                           "Time per request"),
-        "transfer_kib_s": number(r"^Transfer rate:\s+([\d.]+)", report_text, "Transfer rate"),
-        "duration_s": number(r"^Time taken for tests:\s+([\d.]+)", report_text, "Time taken"),
-    }
+        "transfer_kib_s": number(r"^Transfer rate:\s+([\d.]+)", report, "Transfer rate"),
+        "duration_s": number(r"^Time taken for tests:\s+([\d.]+)", report, "Time taken")}
     # "Variable" with -l; otherwise the first response's length, the reference for Length failures.
-    length = re.search(r"^Document Length:\s+(\d+) bytes", report_text, re.MULTILINE)
+    length = re.search(r"^Document Length:\s+(\d+) bytes", report, re.MULTILINE)
     if length:
         figures["document_bytes"] = int(length.group(1))
     breakdown = re.search(
-        r"\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)", report_text)
+        r"\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)", report)
     if breakdown:
         connect, receive, length, exceptions = (int(v) for v in breakdown.groups())
         figures.update(failed_length=length, failed_other=connect + receive + exceptions)
@@ -75,10 +74,9 @@ def parse(report_text, percentile_csv_text):
 
     # The -e file has a float per percent, but ab 2.3 indexes one past its array for the 99th
     # when fewer than 100 requests ran: then the report's own table (whole ms) is taken.
-    cells = (line.partition(",") for line in percentile_csv_text.splitlines()[1:])
+    cells = (line.partition(",") for line in percentiles.splitlines()[1:])
     from_csv = {int(percent): float(ms) for percent, _, ms in cells if percent.strip().isdigit()}
-    table = {int(p): float(ms) for p, ms in
-             re.findall(r"^\s+(\d+)%\s+(\d+)", report_text, re.MULTILINE)}
+    table = {int(p): float(ms) for p, ms in re.findall(r"^\s+(\d+)%\s+(\d+)", report, re.M)}
     ascending = all(from_csv.get(p, -1) <= from_csv.get(p + 1, -1) for p in range(0, 100))
     source = from_csv if ascending else table
     for p, name in ((50, "p50_ms"), (90, "p90_ms"), (99, "p99_ms"), (100, "max_ms")):

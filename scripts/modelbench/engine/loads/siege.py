@@ -35,17 +35,13 @@ def own_summary(summary_text):
     def value(label, cast=float):
         return number(rf"^{label}:\s+([\d.]+)", summary_text, label, cast)
 
-    figures = {
-        "complete": value("Transactions", int),
-        "availability_pct": value("Availability"),
-        "duration_s": value("Elapsed time"),
-        "requests_per_s": value("Transaction rate"),
-        "transfer_kib_s": round(value("Throughput") * 1024, 1),
-        "siege_concurrency": value("Concurrency"),
-        "successful": value("Successful transactions", int),
-        "failed": value("Failed transactions", int),
-        "max_ms": round(value("Longest transaction") * 1000, 1),
-    }
+    figures = {"complete": value("Transactions", int), "availability_pct": value("Availability"),
+               "duration_s": value("Elapsed time"), "requests_per_s": value("Transaction rate"),
+               "transfer_kib_s": round(value("Throughput") * 1024, 1),
+               "siege_concurrency": value("Concurrency"),
+               "successful": value("Successful transactions", int),
+               "failed": value("Failed transactions", int),
+               "max_ms": round(value("Longest transaction") * 1000, 1)}
     # siege prints response times with 10 ms resolution; its "Concurrency" (total response time
     # over elapsed time) keeps the precision, so the mean follows from Little's law.
     rate = figures["requests_per_s"]
@@ -58,26 +54,20 @@ def summary_from_lines(transactions, summary_text, elapsed_s):
     times = [ms for _, ms, _ in transactions]
     failed = sum(1 for line in summary_text.splitlines() if line.startswith("[error]"))
     complete = len(transactions)
-    return {
-        "complete": complete,
-        "availability_pct": round(100.0 * complete / max(complete + failed, 1), 2),
-        "duration_s": round(elapsed_s, 2),
-        "requests_per_s": round(complete / elapsed_s, 2),
-        "transfer_kib_s": round(sum(size for _, _, size in transactions) / 1024 / elapsed_s, 1),
-        "siege_concurrency": round(sum(times) / 1000 / elapsed_s, 2),
-        "successful": sum(1 for code, _, _ in transactions if code < 400),
-        "failed": failed,
-        "max_ms": max(times),
-        "mean_ms": round(sum(times) / complete, 2),
-    }
+    return {"complete": complete,
+            "availability_pct": round(100.0 * complete / max(complete + failed, 1), 2),
+            "duration_s": round(elapsed_s, 2), "requests_per_s": round(complete / elapsed_s, 2),
+            "transfer_kib_s": round(sum(size for _, _, size in transactions) / 1024 / elapsed_s, 1),
+            "siege_concurrency": round(sum(times) / 1000 / elapsed_s, 2),
+            "successful": sum(1 for code, _, _ in transactions if code < 400), "failed": failed,
+            "max_ms": max(times), "mean_ms": round(sum(times) / complete, 2)}
 
 
 def parse(transactions_text, summary_text, elapsed_s):
     """siege -v: transaction lines on stdout, the summary on stderr; when it hung without one,
     its figures from those lines over elapsed_s (until siege announced the end)."""
-    matches = (LINE.match(line) for line in transactions_text.splitlines())
     transactions = [(int(m.group(1)), float(m.group(2)) * 1000, int(m.group(3)))
-                    for m in matches if m]
+                    for m in map(LINE.match, transactions_text.splitlines()) if m]
     if not transactions:
         raise ParseError("siege printed no transaction lines (is -v given?)")
     if re.search(r"^Transactions:", summary_text, re.MULTILINE):

@@ -1,5 +1,4 @@
-"""The /tasks demo: one GET, the server's task lines and the client's times in one timeline. Not
-measured: the order of three log lines, which other work cannot change."""
+"""The /tasks demo: one GET, the server's task lines and the client's times in one timeline."""
 
 import re
 import time
@@ -14,7 +13,7 @@ DAY_MS = 24 * 3600 * 1000
 
 class Tasks(Tool):
     name = "tasks"
-    measured = False
+    measured = False  # the order of three log lines, which other work cannot change
     local_only = "it reads the task lines the server writes to its stderr"
 
     def connections(self, load):

@@ -1,5 +1,4 @@
-"""wrk 4.1: keep-alive connections, a thread per core, for `seconds`; scripts/wrk-summary.lua
-prints its figures as one JSON line."""
+"""wrk 4.1, keep-alive, for `seconds`; scripts/wrk-summary.lua prints its figures as JSON."""
 
 import json
 
@@ -43,13 +42,10 @@ def parse(text):
         raise ParseError(f"wrk's summary is not JSON: {error}") from error
     seconds = s["duration_us"] / 1e6
     failed = s["connect_errors"] + s["read_errors"] + s["write_errors"] + s["timeouts"]
-    return {
-        "complete": s["requests"], "failed": failed, "failed_length": 0, "failed_other": failed,
-        "non2xx": s["non2xx"],
-        "requests_per_s": round(s["requests"] / seconds, 2) if seconds else 0.0,
-        "mean_ms": round(s["mean_us"] / 1000, 3),
-        "p50_ms": s["p50_us"] / 1000, "p90_ms": s["p90_us"] / 1000,
-        "p99_ms": s["p99_us"] / 1000, "max_ms": s["max_us"] / 1000,
-        "transfer_kib_s": round(s["bytes"] / 1024 / seconds, 1) if seconds else 0.0,
-        "duration_s": round(seconds, 3),
-    }
+    return {"complete": s["requests"], "failed": failed, "failed_length": 0,
+            "failed_other": failed, "non2xx": s["non2xx"],
+            "requests_per_s": round(s["requests"] / seconds, 2) if seconds else 0.0,
+            "mean_ms": round(s["mean_us"] / 1000, 3),
+            **{f"{p}_ms": s[f"{p}_us"] / 1000 for p in ("p50", "p90", "p99", "max")},
+            "transfer_kib_s": round(s["bytes"] / 1024 / seconds, 1) if seconds else 0.0,
+            "duration_s": round(seconds, 3)}
