@@ -1,6 +1,5 @@
-"""What tripped the posts up, checked before the runs: the open-file limit, somaxconn against the
-servers' backlog, the ephemeral ports and TIME_WAIT reuse. Each is reported with the command that
-would fix it; no system setting is changed (only this run's soft open-file limit is raised)."""
+"""What tripped the posts up, checked before the runs: open files, somaxconn against the servers'
+backlog, ephemeral ports and TIME_WAIT reuse. A warning gives its fix; none is applied."""
 
 from modelbench import verb
 from modelbench.engine import machine

@@ -6,14 +6,10 @@ def fmt(value, digits=1, scale=1.0, suffix=""):
     return "–" if value is None or value == "" else f"{value * scale:,.{digits}f}{suffix}"
 
 
-def cell(text):
-    """Text for a table cell: a '|' in it would end the cell."""
-    return str(text).replace("|", "\\|")
-
-
 def table(header, rows):
-    """A Markdown table: the header row, then one row per list of cells."""
-    lines = ["| " + " | ".join(cell(c) for c in row) + " |" for row in [header, *rows]]
+    """A Markdown table: the header row, then a row per list of cells (a '|' would end a cell)."""
+    lines = ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |"
+             for row in [header, *rows]]
     return "\n".join([lines[0], "|" + "---|" * len(header), *lines[1:]])
 
 

@@ -26,13 +26,9 @@ class Outcome:
         mark = "holds" if holds else "DOES NOT HOLD"
         print(f"    {mark}: {criterion}" + (f" ({evidence})" if evidence else ""), flush=True)
 
-    @property
-    def holds(self):
-        return all(holds for _, holds, _ in self.checks)
-
     def as_dict(self):
-        return {"scenario": self.scenario, "server": self.model, "holds": self.holds,
-                "figures": dict(self.figures),
+        return {"scenario": self.scenario, "server": self.model,
+                "holds": all(holds for _, holds, _ in self.checks), "figures": dict(self.figures),
                 "checks": [{"criterion": c, "holds": h, "evidence": e} for c, h, e in self.checks]}
 
 

@@ -133,8 +133,6 @@ def database_connects(documents):
 def number(pattern, text, what, cast=float, default=None):
     """The first group of pattern in text (multiline), cast; else default or ParseError."""
     match = re.search(pattern, text, re.MULTILINE)
-    if match is None:
-        if default is not None:
-            return default
+    if match is None and default is None:
         raise ParseError(f"no '{what}' in the output")
-    return cast(match.group(1))
+    return default if match is None else cast(match.group(1))
