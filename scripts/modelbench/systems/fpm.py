@@ -1,6 +1,5 @@
-"""fpm: E2's nginx in front of PHP-FPM 8.2 (servers/php/fpm-server), the same PHP pages as php,
-FPM on a TCP port as the post ran it (`--fpm-listen unix` for the socket it gave up on, and
-`--fpm-backlog N`, FPM's listen.backlog, the setting that decides whether that fails)."""
+"""fpm: E2's nginx in front of PHP-FPM 8.2 (servers/php/fpm-server, its flags: docs/real-systems.md)
+on the same PHP pages as php, FPM on a TCP port as the post ran it."""
 
 from modelbench.systems.base import System, first_line
 
