@@ -8,8 +8,7 @@
   claims(results)     the posts' claims it judges (report.verdicts.Claim), [] when none
   plots(results)      its plots (report.plots.Plot)
   headline(results)   its summary figures for summary.json: {name: {median, low, high, runs}}
-  pair_rows(results, model, real)   rows of the "model against the real system" tables
-"""
+  pair_rows(results, model, real)   rows of the "model against the real system" tables"""
 
 from dataclasses import dataclass
 
@@ -19,7 +18,6 @@ from modelbench.report.runtable import table_notes
 from modelbench.report.summary import interval_json
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side
-from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
 # The blocks of every part, each experiment's unless it says otherwise, and at most how many more
@@ -29,9 +27,8 @@ BLOCKS = {"smoke": 1, "default": 4, "standard": 9, "full": 9}
 MORE = {"smoke": 0, "default": 8, "standard": 9, "full": 0}
 NO_MORE = dict.fromkeys(SIZES, 0)  # for experiments no verdict reads: their blocks, none added
 SWEEP_BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}  # E5's and E6's
-# "No failed requests" (E2: none of 100,000), and E4's crowds: a rate under one in 5,000, under
-# the one in 2,700 that E4's post called a break (335 failures in a 15-minute run at about 990
-# trans/s); what a run can decide: docs/experiments.md, "How the claims are judged".
+# "No failed requests" (E2: none of 100,000, and E4's crowds): a rate under one in 5,000, under the
+# one in 2,700 E4's post called a break (docs/experiments.md, "How the claims are judged").
 NO_FAILURES = 2e-4
 # Each side's two systems a claim compares: (the blocking one, the async one).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
@@ -55,7 +52,7 @@ class Context:
     def server(self, name, cluster=False, calibrated=False, own_flags=(), key=None):
         """KEY is name[-cluster][-cal] unless given."""
         key = key or name + ("-cluster" if cluster else "") + ("-cal" if calibrated else "")
-        return Server(systems.get(name), key, cluster, calibrated, own_flags)
+        return systems.Server(systems.get(name), key, cluster, calibrated, own_flags)
 
     def servers(self, names=POSTS, clusters=False, needs=None):
         """The selected ones of names, as servers, with their cluster variants when clusters;
@@ -146,10 +143,9 @@ def style(results, key):
         _, real_name, cluster = real_system_of(records.get(k, {}))
         return real_name or k, cluster
     families = list(dict.fromkeys(family(k) for k in server_order(results)))
-    record = records.get(key, {})
-    system = real_system_of(record)[0]
+    system = real_system_of(records[key])[0]
     color = PALETTE[families.index(family(key)) % len(PALETTE)]
-    dash = 1 if system is not None and system.real else 3 if record.get("calibrated") else 2
+    dash = 1 if system is not None and system.real else 3 if records[key].get("calibrated") else 2
     return color, dash
 
 
@@ -167,10 +163,6 @@ def not_runnable(results, base):
     return Side(f"did not run here: {results.record(base).get('cause', '?')}", NOT_MEASURED)
 
 
-def pct(value):
-    return fmt(value, 0, suffix=" %")
-
-
 def ms(value, digits=2):
     return fmt(value, digits, suffix=" ms")
 
@@ -183,10 +175,9 @@ def cpu_per_request(r, base):
 
 def machine_split(r, base):
     """How busy the machine was during base and who kept it so."""
-    return (f"machine {pct(r.figure(base, 'machine_busy_pct'))} busy; server "
-            f"{pct(r.figure(base, 'server_cpu_pct_core'))}, mariadbd "
-            f"{pct(r.figure(base, 'db_cpu_pct_core'))}, load tool "
-            f"{pct(r.figure(base, 'client_cpu_pct_core'))} of one core")
+    busy, server, db, client = (fmt(r.figure(base, key), 0, suffix=" %") for key in (
+        "machine_busy_pct", "server_cpu_pct_core", "db_cpu_pct_core", "client_cpu_pct_core"))
+    return f"machine {busy} busy; server {server}, mariadbd {db}, load tool {client} of one core"
 
 
 def figures(results, name_base_pairs, key, digits=3):

@@ -45,7 +45,7 @@ def section(results):
         return ""
     bases = [base(k) for k in keys]
 
-    def own_ms_per_iteration(figures):
+    def own_cpu_ms(figures):
         return 1000 * (figures["user_s"] + figures["sys_s"]) / figures["iterations"]
 
     rows = [[label] + [fmt(results.figure(b, key), 3, suffix=" s") for b in bases]
@@ -55,8 +55,7 @@ def section(results):
         [interval_cell(results.interval(b, "real_s"), 3) for b in bases],
         ["blocks"] + [str(len(results.blocks(b))) for b in bases],
         ["iterations/s"] + [fmt(results.figure(b, "iterations_per_s"), 1) for b in bases],
-        ["own CPU per iteration (ms)"] + [fmt(results.figure(b, own_ms_per_iteration), 3)
-                                          for b in bases],
+        ["own CPU per iteration (ms)"] + [fmt(results.figure(b, own_cpu_ms), 3) for b in bases],
         ["CPU mariadbd per iteration (ms)"] + [fmt(results.per_request_ms(b, "db"), 3)
                                                for b in bases],
         ["CPU mariadbd, % of one core (of the machine)"] + [results.cpu(b, "db") for b in bases],

@@ -21,12 +21,10 @@ KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
 IN_DEFAULT = True
 CONCURRENCIES = (1, 20, 200)
-# A run's seconds (ab's -n from its lead-in's rate; why: docs/experiments.md, "How every run is
-# made").
+# A run's seconds, ab's -n from its lead-in's rate (docs/experiments.md, "How every run is made").
 SECONDS = {"smoke": 1, "default": 1, "standard": 2, "full": 5}
-# The models' part has BLOCKS; the real systems' a block more, as the calibrated models join it at
-# block JOINS, once blocks 1 and 2 have given them their cost (one block's was too unsteady:
-# docs/experiments.md, "What is taken").
+# The models' part has BLOCKS, the real systems' one more: the calibrated models join it at block
+# JOINS, once blocks 1 and 2 have given them their cost (one was too few: docs/experiments.md).
 REAL_BLOCKS = {"smoke": 3, "default": 5, "standard": 9, "full": 9}
 JOINS = 3
 # The post's counts (-c 1 not given): --posts-counts and --full.

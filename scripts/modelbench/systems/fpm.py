@@ -5,8 +5,7 @@ from modelbench.systems.base import System, first_line
 
 SYSTEM = System(
     name="fpm", title="nginx + PHP-FPM", side="blocking", real=True, port=8086,
-    needs=("fpm", "nginx", "db"),
+    needs=("fpm", "nginx", "db"), files_flag="--dir",
     launcher=lambda checkout: [checkout.real_system("php", "fpm-server")],
-    files_flag="--dir",
     version=lambda checkout: f"{first_line(['/usr/sbin/nginx', '-v'], 'nginx')} in front of "
                              f"{first_line(['php-fpm8.2', '-v'], 'PHP')}")
