@@ -55,7 +55,7 @@ class System:
 
 
 def built_model(name, port, stands_for, cluster_flags=()):
-    """A C++ model of this build: NAME-server (NAME: its side), its --standalone loop, /status."""
+    """A C++ model of this build, NAME-server (NAME is its side), with --standalone and /status."""
     binary = f"{name}-server"
     return System(
         name=name, title=f"the {name} model", side=name, real=False, port=port,
