@@ -1,5 +1,4 @@
-"""The experiments, one module each in the shape modelbench.experiments.base says; ALL names them
-in report order. Adding an experiment is adding its module and its entry here."""
+"""The experiments, one module each in modelbench.experiments.base's shape; ALL in report order."""
 
 from modelbench.experiments import calibration, e1a, e1b, e2, e3, e4, e5, e6
 

@@ -8,8 +8,7 @@
   claims(results)     the posts' claims it judges (report.verdicts.Claim), [] when none
   plots(results)      its plots (report.plots.Plot)
   headline(results)   its summary figures for summary.json: {name: {median, low, high, runs}}
-  pair_rows(results, model, real)   rows of the "model against the real system" tables
-"""
+  pair_rows(results, model, real)   rows of the "model against the real system" tables"""
 
 from dataclasses import dataclass
 
@@ -19,25 +18,19 @@ from modelbench.report.runtable import table_notes
 from modelbench.report.summary import interval_json
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side
-from modelbench.systems import Server
 
 SIZES = ("smoke", "default", "standard", "full")
 # The blocks of every part, each experiment's unless it says otherwise, and at most how many more
-# a comparison still undecided gets (BLOCKS at a time, while the run's time allows): with four,
-# an interval is Student's t of the logarithms; a comparison that more blocks take to nine or
-# more is judged by the sign test (report.statistics; docs/experiments.md, "How the claims are
-# judged", says how these were chosen). A smoke run checks the machinery, not the figures.
+# a comparison still undecided gets: Student's t below nine blocks, the sign test from nine
+# (docs/experiments.md, "How the claims are judged"). A smoke run checks the machinery only.
 BLOCKS = {"smoke": 1, "default": 4, "standard": 9, "full": 9}
 MORE = {"smoke": 0, "default": 8, "standard": 9, "full": 0}
 NO_MORE = dict.fromkeys(SIZES, 0)  # for experiments no verdict reads: their blocks, none added
 SWEEP_BLOCKS = {"smoke": 1, "default": 3, "standard": 3, "full": 3}  # E5's and E6's
-# "No failed requests" (E2: none of 100,000), and E4's crowds: a rate under one in 5,000, under
-# the one in 2,700 that E4's post called a break (335 failures in a 15-minute run at about 990
-# trans/s). None in 18,500 requests bounds a rate under it; one in 10,000 needed 37,000, which
-# two blocks through nginx reached on a quiet host and missed under a CPU quota (33,669).
+# "No failed requests" (E2: none of 100,000, and E4's crowds): a rate under one in 5,000, under the
+# one in 2,700 E4's post called a break (docs/experiments.md, "How the claims are judged").
 NO_FAILURES = 2e-4
-# Each side's two systems a claim compares: the blocking one (a worker per connection), the async
-# one (one event loop).
+# Each side's two systems a claim compares: (the blocking one, the async one).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
 POSTS = ("php", "node", "blocking", "async")
 CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster")}
@@ -59,7 +52,7 @@ class Context:
     def server(self, name, cluster=False, calibrated=False, own_flags=(), key=None):
         """KEY is name[-cluster][-cal] unless given."""
         key = key or name + ("-cluster" if cluster else "") + ("-cal" if calibrated else "")
-        return Server(systems.get(name), key, cluster, calibrated, own_flags)
+        return systems.Server(systems.get(name), key, cluster, calibrated, own_flags)
 
     def servers(self, names=POSTS, clusters=False, needs=None):
         """The selected ones of names, as servers, with their cluster variants when clusters;
@@ -138,24 +131,21 @@ def server_order(results):
     return [key for key, _ in sorted(first_records(results).items(), key=rank)]
 
 
-# A colour per real system and its models: the real one solid, a model dashed, a calibrated one
-# dotted.
+# A colour per real system and its models: the real one solid, a model dashed, a calibrated dotted.
 PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5d6d7e")
 
 
 def style(results, key):
-    """(colour, gnuplot dash type) of a server's lines in the plots."""
+    """(colour, gnuplot dash type) of the lines of a server with runs in the plots."""
     records = first_records(results)
 
     def family(k):
         _, real_name, cluster = real_system_of(records.get(k, {}))
         return real_name or k, cluster
     families = list(dict.fromkeys(family(k) for k in server_order(results)))
-    system = real_system_of(records.get(key, {}))[0]
-    color = PALETTE[families.index(family(key)) % len(PALETTE)] \
-        if family(key) in families else PALETTE[-1]
-    dash = 1 if system is not None and system.real else \
-        3 if records.get(key, {}).get("calibrated") else 2
+    system = real_system_of(records[key])[0]
+    color = PALETTE[families.index(family(key)) % len(PALETTE)]
+    dash = 1 if system is not None and system.real else 3 if records[key].get("calibrated") else 2
     return color, dash
 
 
@@ -173,10 +163,6 @@ def not_runnable(results, base):
     return Side(f"did not run here: {results.record(base).get('cause', '?')}", NOT_MEASURED)
 
 
-def pct(value):
-    return fmt(value, 0, suffix=" %")
-
-
 def ms(value, digits=2):
     return fmt(value, digits, suffix=" ms")
 
@@ -189,14 +175,12 @@ def cpu_per_request(r, base):
 
 def machine_split(r, base):
     """How busy the machine was during base and who kept it so."""
-    return (f"machine {pct(r.figure(base, 'machine_busy_pct'))} busy; server "
-            f"{pct(r.figure(base, 'server_cpu_pct_core'))}, mariadbd "
-            f"{pct(r.figure(base, 'db_cpu_pct_core'))}, load tool "
-            f"{pct(r.figure(base, 'client_cpu_pct_core'))} of one core")
+    busy, server, db, client = (fmt(r.figure(base, key), 0, suffix=" %") for key in (
+        "machine_busy_pct", "server_cpu_pct_core", "db_cpu_pct_core", "client_cpu_pct_core"))
+    return f"machine {busy} busy; server {server}, mariadbd {db}, load tool {client} of one core"
 
 
 def figures(results, name_base_pairs, key, digits=3):
     """{name: interval_json} of each measured base's figure: summary.json's headline."""
-    intervals = ((name, results.interval(base, key)) for name, base in name_base_pairs)
-    return {name: interval_json(interval, digits) for name, interval in intervals
-            if interval is not None}
+    return {name: interval_json(interval, digits) for name, base in name_base_pairs
+            if (interval := results.interval(base, key)) is not None}

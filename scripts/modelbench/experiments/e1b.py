@@ -1,10 +1,5 @@
 """E1b: /html under ab at -c 1, 20 and 200 on every system, the cluster variants (the follow-up
-the post proposed) and the calibrated models: the models in one part, the real systems and the
-calibrated models in another. A part's blocks run every server at each concurrency in turn,
-seconds apart, the order of the concurrencies reversed every other block, so a ratio is taken
-within a block. Servers are warmed up and led in: the posts measured servers that had been
-running. The post (four cores, 2011): PHP+Apache 1173 and 1146 req/s at -c 20 and -c 200,
-Node.js 119 and 114."""
+the post proposed) and the calibrated models (docs/experiments.md: E1, "How every run is made")."""
 
 import itertools
 
@@ -26,13 +21,10 @@ KEY = "E1b"
 TITLE = "E1b — /html under ApacheBench"
 IN_DEFAULT = True
 CONCURRENCIES = (1, 20, 200)
-# A run's seconds (ab's -n from its lead-in's rate; why: docs/experiments.md, "How every run is
-# made").
+# A run's seconds, ab's -n from its lead-in's rate (docs/experiments.md, "How every run is made").
 SECONDS = {"smoke": 1, "default": 1, "standard": 2, "full": 5}
-# The models' part has BLOCKS; the real systems' a block more, as the calibrated models join it at
-# block JOINS, once blocks 1 and 2 have given them their cost: one block's gave blocking 660 µs and
-# 555 µs in two default runs an hour apart (2026-12-06), enough to move "E1b cores" across its
-# bound for the calibrated models.
+# The models' part has BLOCKS, the real systems' one more: the calibrated models join it at block
+# JOINS, once blocks 1 and 2 have given them their cost (one was too few: docs/experiments.md).
 REAL_BLOCKS = {"smoke": 3, "default": 5, "standard": 9, "full": 9}
 JOINS = 3
 # The post's counts (-c 1 not given): --posts-counts and --full.
@@ -146,8 +138,7 @@ def section(results):
 def cores_claim(r):
     def side(blocking_like, async_like):
         b, a = base(blocking_like, 200), base(async_like, 200)
-        spread_cpu, busy = (r.interval(b, key)
-                            for key in ("server_cpu_pct_core", "machine_busy_pct"))
+        spread_cpu, busy = r.interval(b, "server_cpu_pct_core"), r.interval(b, "machine_busy_pct")
         single = r.interval(a, "server_cpu_pct_core")
         if None in (spread_cpu, busy, single):
             return needs(b, a)
@@ -218,15 +209,14 @@ def cluster_claim(r):
             for c, g in measured.items())
         verdicts = {c: at_least(g, CLUSTER_GAIN) for c, g in measured.items()}
 
-        def cause():
-            def one(c):
-                alone = base(single, c)
-                idle = 100 - (r.figure(alone, "machine_busy_pct") or 0)
-                return (f"-c {c}: with one worker {machine_split(r, alone)}, so {idle:.0f} % of "
-                        f"the machine was left for more workers; with {r.cores} workers "
-                        f"{machine_split(r, base(cluster, c))}")
-            return causes(*((v, one(c)) for c, v in verdicts.items()))
-        return judged(evidence, all_of(*verdicts.values()), cause,
+        def cause_at(c):
+            alone = base(single, c)
+            idle = 100 - (r.figure(alone, "machine_busy_pct") or 0)
+            return (f"-c {c}: with one worker {machine_split(r, alone)}, so {idle:.0f} % of "
+                    f"the machine was left for more workers; with {r.cores} workers "
+                    f"{machine_split(r, base(cluster, c))}")
+        return judged(evidence, all_of(*verdicts.values()),
+                      lambda: causes(*((v, cause_at(c)) for c, v in verdicts.items())),
                       min(measured.values(), key=lambda g: g.estimate),
                       [base(x, c) for c in measured for x in (single, cluster)])
 

@@ -1,5 +1,4 @@
-"""The systems the harness runs, one module each; ALL is the one list that names them. Adding a
-system is adding its module and its entry here."""
+"""The systems the harness runs, one module each; ALL is the one list that names them."""
 
 from modelbench.systems import apache_fpm, async_model, blocking, express, fpm, nginx, node, php
 from modelbench.systems.base import ENDPOINTS, Server, System
@@ -10,10 +9,7 @@ ALL = [php.SYSTEM, fpm.SYSTEM, apache_fpm.SYSTEM, node.SYSTEM, express.SYSTEM, b
 
 def get(name):
     """The system of that name; KeyError when there is none."""
-    for system in ALL:
-        if system.name == name:
-            return system
-    raise KeyError(name)
+    return {system.name: system for system in ALL}[name]
 
 
 def names():

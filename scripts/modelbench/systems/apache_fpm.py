@@ -5,8 +5,7 @@ from modelbench.systems.base import System, apache_version, first_line
 
 SYSTEM = System(
     name="apache-fpm", title="Apache + PHP-FPM", side="blocking", real=True, port=8087,
-    needs=("apache", "fpm", "db"),
+    needs=("apache", "fpm", "db"), files_flag="--dir",
     launcher=lambda checkout: [checkout.real_system("php", "apache-fpm-server")],
-    files_flag="--dir",
     version=lambda checkout: f"{apache_version()} mpm_event with PHP-FPM, "
                              f"{first_line(['php-fpm8.2', '-v'], 'PHP')}")

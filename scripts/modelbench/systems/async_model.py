@@ -3,5 +3,4 @@ non-blocking MySQL, a pool of 10; `--workers 0` runs a worker process per core."
 
 from modelbench.systems.base import built_model
 
-SYSTEM = built_model("async", "the async model", "async", 8082, stands_for="node",
-                     cluster_flags=("--workers", "0"))
+SYSTEM = built_model("async", 8082, stands_for="node", cluster_flags=("--workers", "0"))

@@ -1,10 +1,9 @@
 """A System: a program the harness can start as a benchmark target (one per module of
-modelbench.systems). Its launcher takes `--listen HOST:PORT` (port 0: a free one), prints
-`listening on http://HOST:PORT/` on stdout once it accepts connections, and stops on SIGTERM with
-exit status 0, its whole process tree with it. A Server: a system as a plan runs it."""
+modelbench.systems), whose launcher keeps the contract docs/real-systems.md gives (`--listen`, the
+ready line, SIGTERM). A Server: a system as a plan runs it."""
 
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 ENDPOINTS = ("/html", "/json", "/hello", "/factorial", "/tasks")
@@ -55,12 +54,12 @@ class System:
         return [*self.launcher(checkout), "--listen", listen, *files, *flags]
 
 
-def built_model(name, title, side, port, stands_for, cluster_flags=()):
-    """A C++ model of this build tree: NAME-server, with its own --standalone loop and /status."""
+def built_model(name, port, stands_for, cluster_flags=()):
+    """A C++ model of this build, NAME-server (NAME is its side), with --standalone and /status."""
     binary = f"{name}-server"
     return System(
-        name=name, title=title, side=side, real=False, port=port, needs=("build", "db"),
-        launcher=lambda checkout: [checkout.binary(binary)],
+        name=name, title=f"the {name} model", side=name, real=False, port=port,
+        needs=("build", "db"), launcher=lambda checkout: [checkout.binary(binary)],
         standalone=lambda checkout, n: [checkout.binary(binary), "--standalone", str(n)],
         version=lambda checkout: first_line([checkout.binary(binary), "--version"]),
         cluster_flags=cluster_flags, status=True, stands_for=stands_for)
@@ -80,7 +79,7 @@ class Server:
     key: str
     cluster: bool = False
     calibrated: bool = False
-    own_flags: tuple = field(default=())
+    own_flags: tuple = ()
     behind_nginx: bool = False
 
     @property

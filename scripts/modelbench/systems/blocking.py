@@ -3,4 +3,4 @@ MySQL calls, a new database connection per request, a cap like MaxRequestWorkers
 
 from modelbench.systems.base import built_model
 
-SYSTEM = built_model("blocking", "the blocking model", "blocking", 8081, stands_for="php")
+SYSTEM = built_model("blocking", 8081, stands_for="php")

@@ -1,6 +1,5 @@
 """nginx: nginx 1.22 answering /hello itself (servers/nginx/behind-nginx --nginx-hello), the
-reference for what a connection costs a server that does nothing else; the proxy the E2 systems
-run behind (a Server's behind_nginx)."""
+reference for what a connection costs a server doing nothing else; E2's proxy (behind_nginx)."""
 
 from modelbench.systems.base import FRONT, System, first_line
 
