@@ -10,7 +10,6 @@ from dataclasses import replace
 
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import nothing
-from modelbench.report.results import Results
 from modelbench.report.summary import interval_json
 from modelbench.report.tables import table
 from modelbench.report.verdicts import interval_text
@@ -31,21 +30,6 @@ def plan(ctx):
     return []
 
 
-def in_node_place(results):
-    """The results with node4's runs in node's place, and {base in them: node4's own}."""
-    runs, own = {}, {}
-    for run_id, run in results.runs.items():
-        if run.get("server") == TODAY:
-            continue
-        if run.get("server") == POST:
-            post_base = run.get("base", run_id)
-            run = dict(run, server=TODAY, id=run_id.replace(f"-{POST}-", f"-{TODAY}-"),
-                       base=post_base.replace(f"-{POST}", f"-{TODAY}"))
-            own[run["base"]] = post_base
-        runs[run["id"]] = run
-    return Results(results.directory, runs), own
-
-
 def measured(results):
     return results.has(e1a.base(POST)) or results.has(e1b.base(POST, 20))
 
@@ -54,7 +38,9 @@ def claims(results):
     """The claims of CLAIMS with node4 as the real Node.js; the models' sides as they are."""
     if not measured(results):
         return []
-    swapped, own = in_node_place(results)
+    # node4's runs in node's place, node's left out.
+    swapped, own = results.stand_ins(lambda run: {TODAY: None, POST: TODAY}.get(
+        run.get("server"), run.get("server")))
 
     def renamed(text):
         return re.sub(rf"\b{TODAY}\b(?![-\w])", POST, text)
