@@ -86,6 +86,11 @@ function loadDriver(name) {
   return {name, createPool: name === 'mysql' ? driver.createPool : options => nativePool(driver, options)};
 }
 
+// mysql-native's field types and flags (its constants.js) that textRow and nativePool read.
+const DECIMAL = 246;  // MYSQL_TYPE_NEWDECIMAL
+const VAR_STRING = 253;
+const NOT_NULL = 1;
+
 // mysql-native has no pool and no callbacks: this gives it the mysql pool's query(sql, callback),
 // getConnection and end over connectionLimit clients, each query going to the next client in
 // turn (a client runs its queries one after the other, in order). A failed login or a lost
@@ -96,12 +101,11 @@ function nativePool(driver, options) {
   const connect = () => {
     const client = options.socketPath ? driver.createUNIXClient(options.socketPath) :
         driver.createTCPClient(options.host, options.port);
-    const pending = new Set();
+    const pending = new Set();  // each query's done(error, rows)
     const failAll = error => {
       client.broken = error;
       error.fatal = true;
-      pending.forEach(callback => callback(error));
-      pending.clear();
+      pending.forEach(done => done(error));
     };
     client.on('error', failAll);
     client.on('close', () => client.broken || failAll(new Error('connection to the database lost')));
@@ -114,12 +118,12 @@ function nativePool(driver, options) {
         return;
       }
       const rows = [];
-      pending.add(callback);
       const done = (error, result) => {
-        if (pending.delete(callback)) {
+        if (pending.delete(done)) {
           callback(error, result);
         }
       };
+      pending.add(done);
       client.query(sql)
           // A DECIMAL kept as the server's text, as the mysql pool's bigNumberStrings does.
           .on('field', field => { field.type = field.type === DECIMAL ? VAR_STRING : field.type; })
@@ -148,10 +152,6 @@ function nativePool(driver, options) {
     },
   };
 }
-
-const DECIMAL = 246;  // MYSQL_TYPE_NEWDECIMAL
-const VAR_STRING = 253;
-const NOT_NULL = 1;
 
 // A row of mysql-native's as the mysql pool gives it: its text (binary strings, a character per
 // byte) decoded as UTF-8, ill-formed bytes as U+FFFD as the mysql driver does; and NULL, which
