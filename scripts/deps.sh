@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs with apt-get what these groups need (all of them without arguments; each group's use
-# beside it below), and for the node group the Node.js systems' npm packages (npm ci, from the
-# committed lockfile). Idempotent: when everything is present it prints nothing and touches nothing.
+# beside it below), and for the node and node4 groups their npm packages (npm ci in servers/node
+# or servers/node4, from the committed lockfile). Idempotent: when everything is present it prints nothing and touches nothing.
 #   scripts/deps.sh [--packages] [GROUP...]   (--packages: print the packages, install nothing)
 # Installing apache2, nginx or php8.2-fpm may start the system's service of it; the project never
 # uses those, only private instances under var/.
@@ -25,8 +25,9 @@ declare -A group=(
     [fpm]="php8.2-fpm php-mysql"  # the pages behind nginx or Apache (fpm-server, apache-fpm-server)
     [nginx]="nginx-light"  # nginx 1.22, the reverse proxy of E2 (behind-nginx)
     [node]=""  # the real Node.js and its npm packages (mysql, Express)
+    [node4]=""  # E1's Node.js 4 and its drivers, all npm packages (npm itself from node's)
 )
-order=(base build db tools stress test profile php apache fpm nginx node)
+order=(base build db tools stress test profile php apache fpm nginx node node4)
 
 list_only=0
 if [ "${1:-}" = --packages ]; then list_only=1; shift; fi
@@ -37,7 +38,7 @@ for name in "${wanted[@]}"; do
     [ -n "${group[$name]+set}" ] || { echo "deps: unknown group '$name' (${order[*]})" >&2; exit 2; }
     # shellcheck disable=SC2206  # the groups are word lists
     packages+=(${group[$name]})
-    if [ "$name" = node ]; then
+    if [ "$name" = node ] || [ "$name" = node4 ]; then
         # A node that is already there (NodeSource's bundles npm) is kept: Debian's npm package
         # conflicts with it.
         command -v node >/dev/null || packages+=(nodejs)
@@ -66,14 +67,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "deps: done"
 fi
 
-# npm ci when node_modules is missing or older than the lockfile; npm ci leaves node_modules
-# newer than the lockfile, so a second run does nothing.
-if [[ " ${wanted[*]} " == *" node "* ]]; then
-    node_dir="$root/servers/node"
+# npm ci in servers/GROUP when its node_modules is missing or older than the lockfile; npm ci
+# leaves node_modules newer than the lockfile, so a second run does nothing.
+for name in node node4; do
+    [[ " ${wanted[*]} " == *" $name "* ]] || continue
+    node_dir="$root/servers/$name"
     if [ ! -d "$node_dir/node_modules" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules" ]; then
-        echo "deps: npm ci in servers/node"
+        echo "deps: npm ci in servers/$name"
         (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) \
-            || { echo "deps: npm ci in servers/node failed" >&2; exit 1; }
+            || { echo "deps: npm ci in servers/$name failed" >&2; exit 1; }
         touch "$node_dir/node_modules"
     fi
-fi
+done

@@ -29,8 +29,10 @@ class SystemUnderTest:
     endpoints: tuple = ENDPOINTS
 
     def argv(self, source, blocking, asynchronous, listen="127.0.0.1:0"):
-        program, *flags = self.command(source, blocking, asynchronous)
-        return [program, "--listen", listen, *flags]
+        command = self.command(source, blocking, asynchronous)
+        # After the program and the script it runs (servers/node4/node's), before the flags.
+        at = next((i for i, part in enumerate(command) if i and part.startswith("-")), len(command))
+        return [*command[:at], "--listen", listen, *command[at:]]
 
 
 def launcher(*parts):
@@ -43,6 +45,13 @@ EXPRESS = ("node", "express-server")
 FPM = ("php", "fpm-server")
 APACHE_FPM = ("php", "apache-fpm-server")
 NGINX = ("nginx", "behind-nginx")
+NODE4 = ("node4", "node")
+
+
+def on_node4(*flags):
+    """node-server on Node.js 4 (servers/node4/node), with flags."""
+    return lambda source, blocking, asynchronous: [os.path.join(source, "servers", *NODE4),
+                                                   os.path.join(source, "servers", *NODE), *flags]
 
 
 def behind_nginx(backend):
@@ -74,6 +83,9 @@ def systems():
         SystemUnderTest("php", launcher(PHP), True, (("apache2", 6, None),)),
         SystemUnderTest("node", launcher(NODE), False, (("node", 1, 1),)),
         SystemUnderTest("node --cluster", launcher(NODE, "--cluster"), False, (("node", workers + 1, workers + 1),)),
+        SystemUnderTest("node4", on_node4(), False, (("node", 1, 1),)),
+        SystemUnderTest("node4 mysql-native", on_node4("--driver", "mysql-native"), False, (("node", 1, 1),)),
+        SystemUnderTest("node4 --cluster", on_node4("--cluster"), False, (("node", workers + 1, workers + 1),)),
         SystemUnderTest("express", launcher(EXPRESS), False, (("node", 1, 1),)),
         # FPM: the master and pm.start_servers (20) children.
         SystemUnderTest("fpm", launcher(FPM), True, (nginx, ("php-fpm8.2", 21, None))),

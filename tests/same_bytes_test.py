@@ -3,8 +3,9 @@
 
 Starts the blocking and async servers of a build as the reference, then each real system
 through the project's own launchers (tests/real_systems.py lists them: Apache+PHP, Node.js and
-its cluster, Express, nginx + PHP-FPM on TCP and on a unix socket, Apache + PHP-FPM, nginx in
-front of Node.js, Express and both C++ servers, nginx answering /hello itself) on a free port,
+its cluster, Node.js 4 (E1's) with mysql and with mysql-native and its cluster, Express, nginx +
+PHP-FPM on TCP and on a unix socket, Apache + PHP-FPM, nginx in front of Node.js, Express and
+both C++ servers, nginx answering /hello itself) on a free port,
 and checks that each endpoint it has (/html, /json, /hello, /factorial?n=25) answers the
 reference's status, Content-Type, Content-Length and body, byte for byte; that /tasks answers
 the body of the model it stands for: an async system at once while its log reads task one, task

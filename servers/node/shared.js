@@ -3,13 +3,15 @@
 // routing) differ only in how a request reaches its endpoint. Here: the command line, the
 // endpoints (/html, /json, /hello, /factorial, the /tasks demo) as functions of the query that
 // answer through a reply(status, type, body, headers) of the server's own, and the lifecycle (the
-// ready line, --cluster, the graceful stop on SIGTERM or SIGINT).
+// ready line, --cluster, the graceful stop on SIGTERM or SIGINT). Written for Node.js 4 as well
+// as today's, as workload.js.
 
-const cluster = require('node:cluster');
-const http = require('node:http');
-const os = require('node:os');
-const {DB_SETTINGS, DRIVERS, dbDefaults, dbFlagHelp, loadDriver, createPool, htmlPage, ordersJson,
-       factorial} = require('./workload');
+const cluster = require('cluster');
+const http = require('http');
+const os = require('os');
+const workload = require('./workload');
+
+const DRIVERS = workload.DRIVERS;
 
 const MAX_DELAY_MS = 10000;
 const DEFAULT_TASK_DELAY_MS = 2000;
@@ -26,7 +28,7 @@ ${program.title}
   --cluster              one worker process per core (node:cluster), the primary balancing
   --backlog N            listen queue length (default 511, Node's)
   --driver NAME          database driver: ${DRIVERS.join(' or ')} (default mysql)
-${dbFlagHelp()}
+${workload.dbFlagHelp()}
   -h, --help             this text
 Once it listens (every worker, with --cluster) it prints "listening on http://HOST:PORT/".
 SIGTERM or SIGINT: stop accepting, let requests in flight finish (at most 30 s), end the
@@ -43,8 +45,8 @@ function parseArguments(program, argv) {
     process.exit(2);
   };
   const options = {host: '127.0.0.1', port: program.port, cluster: false, backlog: 511,
-                   driver: 'mysql', db: dbDefaults()};
-  const valueFlags = new Map(DB_SETTINGS.map(s => [s.flag.split(' ')[0], s.key]));
+                   driver: 'mysql', db: workload.dbDefaults()};
+  const valueFlags = new Map(workload.DB_SETTINGS.map(s => [s.flag.split(' ')[0], s.key]));
   for (let i = 0; i < argv.length; ++i) {
     let flag = argv[i];
     let value = null;
@@ -83,7 +85,7 @@ function parseArguments(program, argv) {
       options.backlog = Number(text);
     } else if (flag === '--driver') {
       options.driver = takeValue();
-      if (!DRIVERS.includes(options.driver)) {
+      if (DRIVERS.indexOf(options.driver) < 0) {
         badUsage(`--driver: '${options.driver}' is none of ${DRIVERS.join(', ')}`);
       }
     } else if (valueFlags.has(flag)) {
@@ -117,7 +119,17 @@ function percentDecode(text, plusIsSpace) {
   return spaced.replace(/%([0-9A-Fa-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-class BadRequest extends Error {}
+// A parameter out of its rules: the request's 400.
+function badRequest(message) {
+  const error = new Error(message);
+  error.badRequest = true;
+  return error;
+}
+
+// query's value of a parameter, or fallback when it has none.
+function parameter(values, name, fallback) {
+  return values[name] === undefined ? fallback : values[name];
+}
 
 // The C++ router's parameters: plain decimal digits in range, every occurrence checked, the last
 // one wins; other parameters are ignored.
@@ -131,14 +143,14 @@ function integerParameters(query, limits) {
     const name = percentDecode(equals < 0 ? pair : pair.slice(0, equals), true);
     const value = percentDecode(equals < 0 ? '' : pair.slice(equals + 1), true);
     if (name === null || value === null) {
-      throw new BadRequest('malformed percent-encoding in the query');
+      throw badRequest('malformed percent-encoding in the query');
     }
     const limit = limits[name];
     if (limit === undefined) {
       continue;
     }
     if (!/^[0-9]+$/.test(value) || Number(value) > limit.max) {
-      throw new BadRequest(limit.message);
+      throw badRequest(limit.message);
     }
     values[name] = Number(value);
   }
@@ -171,10 +183,10 @@ function endpoints(me, pool) {
   };
 
   const routes = {
-    '/html': (query, reply) => htmlPage(pool, integerParameters(query, DELAY).delay_ms ?? 0,
-                                        fromDatabase(reply, 'text/html; charset=utf-8')),
-    '/json': (query, reply) => ordersJson(pool, integerParameters(query, DELAY).delay_ms ?? 0,
-                                          fromDatabase(reply, 'application/json')),
+    '/html': (query, reply) => workload.htmlPage(pool, parameter(integerParameters(query, DELAY), 'delay_ms', 0),
+                                                 fromDatabase(reply, 'text/html; charset=utf-8')),
+    '/json': (query, reply) => workload.ordersJson(pool, parameter(integerParameters(query, DELAY), 'delay_ms', 0),
+                                                   fromDatabase(reply, 'application/json')),
     '/hello': (query, reply) => {
       // E2's handler: an empty loop to 10, then the text.
       let i;
@@ -182,12 +194,12 @@ function endpoints(me, pool) {
       reply(200, TEXT, `Hello World! ${i}\n`);
     },
     '/factorial': (query, reply) => {
-      const n = integerParameters(query, FACTORIAL_N).n ?? 10 + Math.floor(Math.random() * 31);
-      reply(200, TEXT, factorial(n));
+      const n = parameter(integerParameters(query, FACTORIAL_N), 'n', 10 + Math.floor(Math.random() * 31));
+      reply(200, TEXT, workload.factorial(n));
     },
     // E4's demo: task one, task two on a timer, the response, task three at once.
     '/tasks': (query, reply) => {
-      const delayMs = integerParameters(query, DELAY).delay_ms ?? DEFAULT_TASK_DELAY_MS;
+      const delayMs = parameter(integerParameters(query, DELAY), 'delay_ms', DEFAULT_TASK_DELAY_MS);
       const demo = ++taskDemos;
       logTask(demo, 'task one');
       pendingTaskTwos.set(demo, setTimeout(() => {
@@ -200,10 +212,10 @@ function endpoints(me, pool) {
     },
   };
   const stop = () => {
-    for (const [demo, timer] of pendingTaskTwos) {
+    pendingTaskTwos.forEach((timer, demo) => {
       clearTimeout(timer);
       logTask(demo, 'task two dropped: server stopping');
-    }
+    });
     pendingTaskTwos.clear();
   };
   return {routes, stop};
@@ -215,7 +227,7 @@ function answer(route, target, reply) {
   try {
     route(question < 0 ? '' : target.slice(question + 1), reply);
   } catch (error) {
-    if (!(error instanceof BadRequest)) {
+    if (!error.badRequest) {
       throw error;
     }
     reply(400, TEXT, `${error.message}\n`);
@@ -225,7 +237,7 @@ function answer(route, target, reply) {
 // The driver, or exit 1 with what failed when it cannot run here.
 function driverOrExit(me, name) {
   try {
-    return loadDriver(name);
+    return workload.loadDriver(name);
   } catch (error) {
     process.stderr.write(`${me}: the ${name} driver cannot run here: ${error.message}\n`);
     process.exit(1);
@@ -235,23 +247,48 @@ function driverOrExit(me, name) {
 // One server process: listener(routes) is the server's request listener over the endpoints.
 function serve(program, options, listener) {
   const me = program.name;
-  const pool = createPool(driverOrExit(me, options.driver), options.db);
-  const {routes, stop: dropTasks} = endpoints(me, pool);
-  const server = http.createServer(listener(routes));
+  const pool = workload.createPool(driverOrExit(me, options.driver), options.db);
+  const served = endpoints(me, pool);
+  const server = http.createServer(listener(served.routes));
+  // Each connection and its requests in flight, for the stop: Node.js 4 has neither
+  // closeIdleConnections nor closeAllConnections.
+  const connections = new Map();
+  server.on('connection', socket => {
+    connections.set(socket, 0);
+    socket.on('close', () => connections.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    connections.set(socket, connections.get(socket) + 1);
+    res.on('finish', () => {
+      if (connections.has(socket)) {
+        connections.set(socket, connections.get(socket) - 1);
+        if (stopping && connections.get(socket) === 0) {
+          socket.end();
+        }
+      }
+    });
+  });
+  const closeConnections = idleOnly => connections.forEach((inFlight, socket) => {
+    if (!idleOnly || inFlight === 0) {
+      socket.destroy();
+    }
+  });
 
   let stopping = false;
   const stop = () => {
     if (stopping) {
-      server.closeAllConnections();
+      closeConnections(false);
       pool.end(() => process.exit(0));
       setTimeout(() => process.exit(0), 1000).unref();
       return;
     }
     stopping = true;
-    dropTasks();
-    // close() also closes the idle keep-alive connections; the others close after their response.
+    served.stop();
+    // The idle keep-alive connections close now, the others after their response.
     server.close(() => pool.end(() => process.exit(0)));
-    setTimeout(() => server.closeAllConnections(), STOP_TIMEOUT_MS).unref();
+    closeConnections(true);
+    setTimeout(() => closeConnections(false), STOP_TIMEOUT_MS).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -286,14 +323,15 @@ function primary(program, options) {
   const me = program.name;
   // A driver that cannot run fails here, once, rather than in every worker.
   driverOrExit(me, options.driver);
-  const workers = os.availableParallelism ? os.availableParallelism() : os.cpus().length;
+  const cores = os.availableParallelism ? os.availableParallelism() : os.cpus().length;
+  const live = () => Object.keys(cluster.workers).map(id => cluster.workers[id]);
   let listening = 0;
   let ready = false;
   let signals = 0;
 
   const fork = () => {
     cluster.fork().on('message', message => {
-      if (message && message.listening !== undefined && !ready && ++listening === workers) {
+      if (message && message.listening !== undefined && !ready && ++listening === cores) {
         ready = true;
         process.stdout.write(`listening on http://${urlHost(options.host)}:${message.listening}/\n`);
       }
@@ -303,15 +341,15 @@ function primary(program, options) {
   cluster.on('exit', (worker, code, signal) => {
     // Exits once every worker is gone, so that each has been waited for.
     if (signals > 0 || failed) {
-      if (Object.keys(cluster.workers).length === 0) {
+      if (live().length === 0) {
         process.exit(failed ? 1 : 0);
       }
       return;
     }
     if (!ready) {
-      process.stderr.write(`${me}: a worker failed while starting (exit ${code ?? signal})\n`);
+      process.stderr.write(`${me}: a worker failed while starting (exit ${code === null ? signal : code})\n`);
       failed = true;
-      const others = Object.values(cluster.workers);
+      const others = live();
       if (others.length === 0) {
         process.exit(1);
       }
@@ -320,16 +358,16 @@ function primary(program, options) {
       }
       return;
     }
-    process.stderr.write(`${me}: worker ${worker.process.pid} died (${code ?? signal}); starting another\n`);
+    process.stderr.write(`${me}: worker ${worker.process.pid} died (${code === null ? signal : code}); starting another\n`);
     fork();
   });
   const onSignal = () => {
     ++signals;
-    const live = Object.values(cluster.workers);
-    if (live.length === 0) {
+    const running = live();
+    if (running.length === 0) {
       process.exit(0);
     }
-    for (const worker of live) {
+    for (const worker of running) {
       if (worker.isConnected()) {
         worker.send(signals === 1 ? 'stop' : 'force');
       } else {
@@ -339,7 +377,7 @@ function primary(program, options) {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  for (let i = 0; i < workers; ++i) {
+  for (let i = 0; i < cores; ++i) {
     fork();
   }
 }
@@ -347,7 +385,7 @@ function primary(program, options) {
 // The command: program {name, title, port}, listener(routes) => (req, res) => ...
 function main(program, listener) {
   const options = parseArguments(program, process.argv.slice(2));
-  if (cluster.isPrimary && options.cluster) {
+  if (!cluster.isWorker && options.cluster) {
     primary(program, options);
   } else {
     serve(program, options, listener);

@@ -1,10 +1,14 @@
 'use strict';
-// The blog's /html and /json workload on a MySQL driver (npm mysql; mysql-native, the post's
-// other driver, is tried and fails on this Node.js, see loadDriver), shared by node-server,
-// express-server and standalone.js. Every body is byte for byte what the C++ servers send
-// (common/render.cpp).
+// The blog's /html and /json workload on a MySQL driver (npm mysql, or mysql-native, the post's
+// other driver, on Node.js 4), shared by node-server, express-server and standalone.js. Every
+// body is byte for byte what the C++ servers send (common/render.cpp). Written for Node.js 4 as
+// well as today's (no destructuring, spread, default parameters or ??), as servers/node4/node
+// runs it there.
 
-const path = require('node:path');
+const path = require('path');
+
+// Where the drivers are: servers/node4/node points Node.js 4 at its own packages.
+const PACKAGES = process.env.MODELBENCH_NODE_PACKAGES || path.join(__dirname, 'node_modules');
 
 const PRODUCTS_QUERY = 'SELECT id, name, price FROM products ORDER BY id';
 const ORDERS_QUERY = 'SELECT id, placed, note FROM orders ORDER BY id';
@@ -41,8 +45,13 @@ function dbDefaults() {
   return settings;
 }
 
+// text with fill before it up to width (String's padStart is Node.js 8's).
+function padded(text, width, fill) {
+  return fill.repeat(Math.max(0, width - text.length)) + text;
+}
+
 function dbFlagHelp() {
-  return DB_SETTINGS.map(s => `  ${s.flag.padEnd(22)} ${s.what} [${s.env}]` +
+  return DB_SETTINGS.map(s => `  ${s.flag}${padded('', 22 - s.flag.length, ' ')} ${s.what} [${s.env}]` +
                                 (s.fallback ? ` (default ${s.fallback})` : '')).join('\n');
 }
 
@@ -54,30 +63,109 @@ function thrownAt(error) {
   return frame ? `${path.relative(__dirname, frame[1])}:${frame[2]}` : 'unknown place';
 }
 
-// The driver's module, or an Error that says why it cannot run here. mysql-native 0.4.7, its
-// last release, does not load on the Node.js this project runs: its command.js calls
-// util.inherits(cmd, process.EventEmitter), and process.EventEmitter is gone; the require
-// throws, and so does this (docs/real-systems.md: what fails after that).
+// The driver: {name, createPool(options)}, or an Error that says why it cannot run here.
+// mysql-native 0.4.7, its last release, runs on Node.js 4 only (docs/real-systems.md says why),
+// so servers/node has no copy of it and servers/node4 has.
 function loadDriver(name) {
-  if (!DRIVERS.includes(name)) {
+  if (DRIVERS.indexOf(name) < 0) {
     throw new Error(`no such driver '${name}' (${DRIVERS.join(', ')})`);
   }
   let driver;
   try {
-    driver = require(name);
+    driver = require(path.join(PACKAGES, name));
   } catch (error) {
-    if (error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${name}'`)) {
-      throw new Error(`the npm package ${name} is missing: run scripts/deps.sh (npm ci in servers/node)`);
+    if (error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(path.join(PACKAGES, name))) {
+      throw new Error(`the npm package ${name} is not in ${PACKAGES} for Node.js ${process.version}` +
+                      (name === 'mysql-native' ? ': it runs on Node.js 4, servers/node4/node' :
+                       ': run scripts/deps.sh'));
     }
     const code = error.code ? ` [${error.code}]` : '';
     throw new Error(`require('${name}') failed on Node.js ${process.version}: ` +
                     `${error.name}${code}: ${error.message} (at ${thrownAt(error)})`);
   }
-  if (name !== 'mysql') {
-    // Only a Node.js that still has process.EventEmitter gets here; this server has no pool for it.
-    throw new Error(`${name} loaded, but this server has no pool for it on Node.js ${process.version}`);
-  }
-  return {name, createPool: driver.createPool};
+  return {name, createPool: name === 'mysql' ? driver.createPool : options => nativePool(driver, options)};
+}
+
+// mysql-native's field types and flags (its constants.js) that textRow and nativePool read.
+const DECIMAL = 246;  // MYSQL_TYPE_NEWDECIMAL
+const VAR_STRING = 253;
+const NOT_NULL = 1;
+
+// mysql-native has no pool and no callbacks: this gives it the mysql pool's query(sql, callback),
+// getConnection and end over connectionLimit clients, each query going to the next client in
+// turn (a client runs its queries one after the other, in order). A failed login or a lost
+// connection fails that client's queries with a fatal error, as the mysql driver's do.
+function nativePool(driver, options) {
+  const clients = [];
+  let next = 0;
+  const connect = () => {
+    const client = options.socketPath ? driver.createUNIXClient(options.socketPath) :
+        driver.createTCPClient(options.host, options.port);
+    const pending = new Set();  // each query's done(error, rows)
+    const failAll = error => {
+      client.broken = error;
+      error.fatal = true;
+      pending.forEach(done => done(error));
+    };
+    client.on('error', failAll);
+    client.on('close', () => client.broken || failAll(new Error('connection to the database lost')));
+    client.auth(options.database, options.user, options.password).on('error', failAll);
+    // utf8mb4 for what the rows bring; the handshake's latin1 is fixed in the driver.
+    client.query('SET NAMES utf8mb4').on('error', failAll);
+    client.run = (sql, callback) => {
+      if (client.broken) {
+        callback(client.broken);
+        return;
+      }
+      const rows = [];
+      const done = (error, result) => {
+        if (pending.delete(done)) {
+          callback(error, result);
+        }
+      };
+      pending.add(done);
+      client.query(sql)
+          // A DECIMAL kept as the server's text, as the mysql pool's bigNumberStrings does.
+          .on('field', field => { field.type = field.type === DECIMAL ? VAR_STRING : field.type; })
+          .on('row', (row, fields) => rows.push(textRow(row, fields)))
+          .on('error', error => done(error))
+          .on('end', () => done(null, rows));
+    };
+    return client;
+  };
+  const client = () => {
+    next = (next + 1) % options.connectionLimit;
+    if (!clients[next] || clients[next].broken) {
+      clients[next] = connect();
+    }
+    return clients[next];
+  };
+  return {
+    query: (sql, callback) => client().run(sql, callback),
+    getConnection: callback => {
+      const chosen = client();
+      callback(null, {query: chosen.run, release: () => {}});
+    },
+    end: callback => {
+      clients.forEach(c => c.broken || c.close());
+      callback();
+    },
+  };
+}
+
+// A row of mysql-native's as the mysql pool gives it: its text (binary strings, a character per
+// byte) decoded as UTF-8, ill-formed bytes as U+FFFD as the mysql driver does; and NULL, which
+// the driver reads as '' (its length reader has no case for NULL), as null in a nullable column:
+// sampledb holds no empty text, so only a NULL is '' there.
+function textRow(row, fields) {
+  fields.forEach(field => {
+    const value = row[field.name];
+    if (typeof value === 'string') {
+      row[field.name] = value === '' && !(field.flags & NOT_NULL) ? null :
+          new Buffer(value, 'binary').toString('utf8');
+    }
+  });
+  return row;
 }
 
 // The pool as the post used it: connectionLimit 10, the driver's defaults otherwise, except what
@@ -109,7 +197,7 @@ function createPool(driver, settings) {
 }
 
 function sleepQuery(delayMs) {
-  return `SELECT SLEEP(${Math.floor(delayMs / 1000)}.${String(delayMs % 1000).padStart(3, '0')})`;
+  return `SELECT SLEEP(${Math.floor(delayMs / 1000)}.${padded(String(delayMs % 1000), 3, '0')})`;
 }
 
 // One query on a pool connection; with delayMs > 0 that connection first runs SELECT SLEEP, the
@@ -196,12 +284,24 @@ function ordersJson(pool, delayMs, callback) {
   });
 }
 
+// n! in decimal, in base 10^9 limbs, least significant first, as common/pages/factorial.cpp
+// (Node.js 4 has no BigInt); a limb times n <= 1000 stays well within a double's 2^53.
 function factorial(n) {
-  let product = 1n;
-  for (let k = 2n; k <= BigInt(n); ++k) {
-    product *= k;
+  const BASE = 1e9;
+  const limbs = [1];
+  for (let k = 2; k <= n; ++k) {
+    let carry = 0;
+    for (let i = 0; i < limbs.length; ++i) {
+      const product = limbs[i] * k + carry;
+      limbs[i] = product % BASE;
+      carry = Math.floor(product / BASE);
+    }
+    if (carry > 0) {
+      limbs.push(carry);
+    }
   }
-  return `${n}! = ${product}\n`;
+  const digits = limbs.map((limb, i) => i === limbs.length - 1 ? String(limb) : padded(String(limb), 9, '0'));
+  return `${n}! = ${digits.reverse().join('')}\n`;
 }
 
 module.exports = {DB_SETTINGS, DRIVERS, dbDefaults, dbFlagHelp, loadDriver, createPool, htmlPage, ordersJson, factorial};

@@ -24,6 +24,7 @@ def packages(*groups):
     ("blocking", {"build", "db"}, {"php", "node"}),
     ("php", {"php", "db"}, {"build", "node"}),
     ("node", {"node", "db"}, {"build", "php"}),
+    ("node4", {"node4", "db"}, {"build", "php", "node"}),
 ])
 def test_serve_readies_only_what_the_system_needs(name, wanted, unwanted, monkeypatch):
     asked = []

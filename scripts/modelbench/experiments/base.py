@@ -33,6 +33,8 @@ NO_FAILURES = 2e-4
 # Each side's two systems a claim compares: (the blocking one, the async one).
 SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
 POSTS = ("php", "node", "blocking", "async")
+# E1's: the posts', and the post's own Node.js of 2016 beside today's.
+E1_SYSTEMS = POSTS + ("node4",)
 CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster")}
 
 
@@ -65,9 +67,10 @@ class Context:
                 for cluster in ((False, True) if clusters and s.cluster_flags else (False,))]
 
     def mysql_native(self):
-        """[node with the mysql-native driver, E1's other driver] when node is selected."""
-        return [self.server("node", own_flags=("--driver", "mysql-native"),
-                            key="node-native")] if self.has("node") else []
+        """[node4 with the mysql-native driver, E1's other driver, which runs on Node.js 4 only]
+        when node4 is selected."""
+        return [self.server("node4", own_flags=("--driver", "mysql-native"),
+                            key="node4-native")] if self.has("node4") else []
 
     def calibrated_servers(self, clusters=False):
         """The calibrated variant of each selected model whose real system is selected too."""

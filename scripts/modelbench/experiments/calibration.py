@@ -10,7 +10,7 @@ from modelbench.engine.engine import FlagsUnavailable
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, machine_split, nothing,
                                          real_system_of)
-from modelbench.report.results import Results, per_request_ms
+from modelbench.report.results import per_request_ms
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
                                         Side, interval_text, within)
@@ -41,19 +41,13 @@ def marks(results):
 def calibrated_results(results):
     """The results with each calibrated model's runs in place of its native model's, so that the
     E1 claims judge them by the same criteria; and {base in them: the calibrated run's own}."""
-    runs, own = {}, {}
-    for run_id, run in results.runs.items():
+    def key_for(run):
         if run.get("calibrated"):
-            server = run["server"]
-            native = server.removesuffix("-cal")
-            calibrated_base = run.get("base", run_id)
-            run = dict(run, server=native, id=run_id.replace(f"-{server}-", f"-{native}-"),
-                       base=calibrated_base.replace(f"-{server}", f"-{native}"))
-            own[run["base"]] = calibrated_base
-        elif (system := real_system_of(run)[0]) and not system.real:
-            continue  # a native model; one without a calibrated variant has no stand-in
-        runs[run["id"]] = run
-    return Results(results.directory, runs), own
+            return run["server"].removesuffix("-cal")
+        # A native model (one without a calibrated variant has no stand-in) is left out.
+        system = real_system_of(run)[0]
+        return None if system and not system.real else run.get("server")
+    return results.stand_ins(key_for)
 
 
 def calibrated(results):

@@ -5,8 +5,8 @@ import re
 
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments import e1b
-from modelbench.experiments.base import (SIDES, figures, keys_with, ms, not_runnable, nothing,
-                                         part, server_order)
+from modelbench.experiments.base import (E1_SYSTEMS, SIDES, figures, keys_with, ms, not_runnable,
+                                         nothing, part, server_order)
 from modelbench.report.runtable import pair_cpu_row, pair_row
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, at_most, interval_text,
@@ -26,17 +26,16 @@ def base(key):
     return f"e1a-{key}"
 
 
-def group(ctx, server, optional=False):
+def group(ctx, server):
     load = Load("standalone", n=ITERATIONS[ctx.size])
     return Group([Run(base(server.key), f"E1a {server.key}: {load.text()}", KEY, server, load,
-                      flags=e1b.run_flags(server), warm=False, optional=optional)])
+                      flags=e1b.run_flags(server), warm=False)])
 
 
 def plan(ctx):
     """The calibrated models' loops with the cost E1b's first blocks chose (E1b runs first)."""
-    native = ctx.mysql_native()
-    return [part(ctx, [group(ctx, s, optional=s in native) for s in
-                       ctx.servers(needs="standalone") + native + ctx.calibrated_servers()])]
+    return [part(ctx, [group(ctx, s) for s in ctx.servers(E1_SYSTEMS, needs="standalone") +
+                       ctx.mysql_native() + ctx.calibrated_servers()])]
 
 
 def section(results):
@@ -120,14 +119,15 @@ def claims(results):
 
 
 def driver_claim(r):
-    """mysql-native against mysql, the real side only: the models have no such driver."""
-    native, mysql = base("node-native"), base("node")
+    """mysql-native against mysql, both on Node.js 4 (node4), the real side only: the models have
+    no such driver."""
+    native, mysql = base("node4-native"), base("node4")
 
     def own(b):
         return f"own CPU {own_ms(r, b, r.figure(b, 'iterations') or 1):.2f} ms per iteration"
     real = not_runnable(r, native) or ratio_side(
         r, native, mysql, "real_s", lambda interval: at_most(interval, 0.9),
-        lambda interval: f"real time with mysql-native ÷ with mysql within each block "
+        lambda interval: f"Node.js 4: real time with mysql-native ÷ with mysql within each block "
         f"{interval_text(interval, prefix='×')} (medians {fmt(r.figure(native, 'real_s'), 3)} s "
         f"and {fmt(r.figure(mysql, 'real_s'), 3)} s)",
         lambda: f"mysql-native: {own(native)}; mysql: {own(mysql)}.")

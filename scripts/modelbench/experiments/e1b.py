@@ -6,9 +6,9 @@ import itertools
 from modelbench import systems
 from modelbench.engine.engine import FlagsUnavailable
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (BLOCKS, CLUSTERS, SIDES, causes, cpu_per_request,
-                                         figures, keys_with, machine_split, ms, not_runnable,
-                                         part, run_table, style)
+from modelbench.experiments.base import (BLOCKS, CLUSTERS, E1_SYSTEMS, SIDES, causes,
+                                         cpu_per_request, figures, keys_with, machine_split, ms,
+                                         not_runnable, part, run_table, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import Results, client_text
 from modelbench.report.runtable import load_rows, pair_cpu_row, pair_derived_row, pair_row
@@ -53,9 +53,9 @@ def concurrencies(ctx, server):
     return CONCURRENCIES[1:] if server.cluster and ctx.size == "default" else CONCURRENCIES
 
 
-def group(ctx, server, optional=False, joins=1):
+def group(ctx, server, joins=1):
     return Group([Run(base(server.key, c), f"E1b {server.key}: {load(ctx, c).text()}", KEY,
-                      server, load(ctx, c), flags=run_flags(server), optional=optional)
+                      server, load(ctx, c), flags=run_flags(server))
                   for c in concurrencies(ctx, server)], joins=joins)
 
 
@@ -88,10 +88,9 @@ def plan(ctx):
     """Two parts, so that a block is short and the runs a claim compares are close in time; the
     calibrated models join the real systems' at block JOINS (choose), the calibrated cluster
     beyond the default only: the default's ten minutes have no room for it."""
-    servers = ctx.servers(clusters=True, needs="/html")
+    servers = ctx.servers(E1_SYSTEMS, clusters=True, needs="/html")
     models = [group(ctx, s) for s in servers if not s.real]
-    real = [group(ctx, s) for s in servers if s.real]
-    real += [group(ctx, s, optional=True) for s in ctx.mysql_native()]
+    real = [group(ctx, s) for s in servers + ctx.mysql_native() if s.real]
     real += [group(ctx, s, joins=JOINS)
              for s in ctx.calibrated_servers(clusters=ctx.size != "default")]
     return [part(ctx, groups, blocks) for groups, blocks in ((models, BLOCKS),
@@ -251,11 +250,11 @@ def faster_claims(r):
 
 
 def driver_claim(r):
-    """mysql-native against mysql under ab, the real side only."""
-    native, mysql = base("node-native", 20), base("node", 20)
+    """mysql-native against mysql under ab, both on Node.js 4 (node4), the real side only."""
+    native, mysql = base("node4-native", 20), base("node4", 20)
     real = not_runnable(r, native) or ratio_side(
         r, native, mysql, "requests_per_s", lambda interval: at_most(interval, 1.0),
-        lambda interval: f"-c 20: with mysql-native ÷ with mysql within each block "
+        lambda interval: f"Node.js 4, -c 20: with mysql-native ÷ with mysql within each block "
         f"{interval_text(interval, prefix='×')} (medians "
         f"{fmt(r.figure(native, 'requests_per_s'))} and {fmt(r.figure(mysql, 'requests_per_s'))} "
         "req/s)",

@@ -79,6 +79,23 @@ class Results:
     def ok(self, base):
         return bool(self.blocks(base))
 
+    def stand_ins(self, key_for):
+        """These results with some servers' runs under another server's key, so that the claims
+        judge them in its place (the calibrated models, node4): key_for(run) is the key a run
+        goes under, None to leave it out; and {base in them: the stand-in run's own base}."""
+        runs, own = {}, {}
+        for run_id, run in self.runs.items():
+            server, key = run.get("server"), key_for(run)
+            if key is None:
+                continue
+            if key != server:
+                own_base = run.get("base", run_id)
+                run = dict(run, server=key, id=run_id.replace(f"-{server}-", f"-{key}-"),
+                           base=own_base.replace(f"-{server}", f"-{key}"))
+                own[run["base"]] = own_base
+            runs[run["id"]] = run
+        return Results(self.directory, runs), own
+
     def record(self, base):
         """A record of base to describe it by (its first successful run, else any), or {}."""
         runs = self.by_base.get(base, {})

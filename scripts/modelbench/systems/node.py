@@ -1,16 +1,15 @@
 """node: the real Node.js with the plain http module and the npm mysql driver, a pool of 10
-(servers/node/node-server); `--cluster` runs a worker per core with node:cluster, `--driver
-mysql-native` the other driver E1's post ran."""
+(servers/node/node-server); `--cluster` runs a worker per core with node:cluster."""
 
 import json
 
 from modelbench.systems.base import System, first_line
 
 
-def package_version(checkout, package):
-    """An npm package's version as the lockfile pins it."""
+def package_version(checkout, package, folder="node"):
+    """An npm package's version as the lockfile of servers/FOLDER pins it."""
     try:
-        with open(checkout.real_system("node", "package-lock.json")) as f:
+        with open(checkout.real_system(folder, "package-lock.json")) as f:
             return json.load(f)["packages"][f"node_modules/{package}"]["version"]
     except (OSError, ValueError, KeyError):
         return "?"
