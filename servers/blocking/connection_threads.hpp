@@ -4,9 +4,8 @@
 //
 // The acceptor calls wait_for_slot() before each accept(), so at the cap it stops accepting and
 // further clients wait in the kernel's listen queue, as with Apache's MaxRequestWorkers. A thread
-// holds its slot until the acceptor has joined it and, from half the cap on, until the kernel has
-// removed it too, so the cap bounds the threads that exist (what /proc/PID/task lists), not merely
-// those still serving.
+// holds its slot until the acceptor has joined it and the kernel has removed it, so the cap bounds
+// the threads that exist (what /proc/PID/task lists), not merely those still serving.
 #pragma once
 
 #include "servers/blocking/native_threads.hpp"
@@ -41,8 +40,8 @@ class ConnectionThreads final : public ThreadLifecycle {
     static void* thread_main(void* job);
     void finished(EndedThread ended);
     // Joins the threads that said they finished: with wait, all of them, waiting for each to be
-    // gone; without, only those already gone (below half the cap: those already joinable), so
-    // it never waits. Called with lock held; unlocks while waiting.
+    // gone; without, only those already gone, so it never waits. Called with lock held; unlocks
+    // while waiting.
     void join_finished(std::unique_lock<std::mutex>& lock, bool wait);
     void give_back_stack(const EndedThread& joined);
 

@@ -138,8 +138,6 @@ bool EndedThread::listed() const {
     return ::tgkill(process, tid, 0) == 0;
 }
 
-bool EndedThread::try_join() const { return pthread_tryjoin_np(thread, nullptr) == 0; }
-
 void EndedThread::join() const {
     pthread_join(thread, nullptr);
     // pthread_join returns once the kernel cleared the thread's tid, a moment before it unlists

@@ -75,8 +75,6 @@ struct EndedThread {
     static EndedThread current();
     // True while /proc/self/task lists the thread.
     bool listed() const;
-    // Joins it if it has already cleared its tid, without waiting.
-    bool try_join() const;
     // Joins it, then waits until the kernel no longer lists it.
     void join() const;
 };
