@@ -1,0 +1,81 @@
+#include "tests/support/stub_http_server.hpp"
+
+#include <memory>
+#include <string>
+
+namespace mb::test {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+class StubHttpConnection : public std::enable_shared_from_this<StubHttpConnection> {
+  public:
+    StubHttpConnection(tcp::socket socket, StubHttpServer& server)
+        : socket_(std::move(socket)), server_(server) {}
+
+    void read() {
+        asio::async_read_until(
+            socket_, buffer_, "\r\n\r\n",
+            [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
+                if (!ec) self->answer(n);
+            });
+    }
+
+  private:
+    void answer(std::size_t head_size) {
+        const std::string head(asio::buffers_begin(buffer_.data()),
+                               asio::buffers_begin(buffer_.data()) + head_size);
+        buffer_.consume(head_size);
+        server_.on_request();
+        const bool missing = head.rfind("GET /missing ", 0) == 0;
+        const bool close = head.find("\r\nConnection: close\r\n") != std::string::npos;
+        response_ = std::string(missing ? "HTTP/1.1 404 Not Found" : "HTTP/1.1 200 OK") +
+                    "\r\nContent-Length: 2\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n" +
+                    (missing ? "no" : "ok");
+        asio::async_write(
+            socket_, asio::buffer(response_),
+            [self = shared_from_this(), close](boost::system::error_code ec, std::size_t) {
+                if (ec) return;
+                if (close) {
+                    self->socket_.shutdown(tcp::socket::shutdown_send, ec);
+                } else {
+                    self->read();
+                }
+            });
+    }
+
+    tcp::socket socket_;
+    StubHttpServer& server_;
+    asio::streambuf buffer_;
+    std::string response_;
+};
+
+StubHttpServer::StubHttpServer(Stall stall)
+    : acceptor_(io_, tcp::endpoint(asio::ip::address_v4::loopback(), 0)),
+      port_(acceptor_.local_endpoint().port()),
+      stall_(stall) {
+    accept();
+    thread_ = std::thread([this] { io_.run(); });
+}
+
+StubHttpServer::~StubHttpServer() {
+    io_.stop();
+    thread_.join();
+}
+
+void StubHttpServer::accept() {
+    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+        if (!ec) {
+            ++connections_;
+            socket.set_option(tcp::no_delay(true), ec);
+            std::make_shared<StubHttpConnection>(std::move(socket), *this)->read();
+        }
+        accept();
+    });
+}
+
+void StubHttpServer::on_request() {
+    if (++requests_ == stall_.before_request) std::this_thread::sleep_for(stall_.duration);
+}
+
+}  // namespace mb::test
