@@ -79,7 +79,7 @@ void expect_counts_add_up(const json& r) {
 // from their intended time spans the stall, but measured from their send only the stalled one
 // sees it (1 of 600, below the 99th percentile). Margins are wide for a loaded host.
 TEST(Openloop, CorrectedLatencyCoversAStallTheUncorrectedMisses) {
-    StubHttpServer server({.before_request = 200, .duration = 500ms});
+    StubHttpServer server({.stall_before_request = 200, .stall = 500ms});
     const json r = run_openloop("--rate 200 --duration 3 --connections 1 " + url(server.port()));
     expect_counts_add_up(r);
     EXPECT_EQ(r.at("requests").at("scheduled"), 600);
@@ -118,6 +118,16 @@ TEST(Openloop, NewConnectionPerRequestReportsEveryField) {
     EXPECT_GE(r.at("cpu_s").at("system").get<double>(), 0);
 }
 
+// A server that ends every kept connection after its answer: each request after a
+// connection's first finds it closed, and goes again on a new one, without an error.
+TEST(Openloop, RequestOnAConnectionTheServerClosedGoesAgain) {
+    StubHttpServer server({.close_after_each_answer = true});
+    const json r = run_openloop("--rate 100 --duration 0.5 --connections 2 " + url(server.port()));
+    expect_counts_add_up(r);
+    EXPECT_EQ(r.at("requests").at("completed"), 50);
+    EXPECT_EQ(server.connections(), 50u);
+}
+
 TEST(Openloop, NonSuccessStatusesAreErrorsWithLatencies) {
     StubHttpServer server;
     const json r =
@@ -142,7 +152,7 @@ TEST(Openloop, UnreachableTargetCountsConnectErrors) {
 // full; of those waiting, the ones whose deadline passes before the connection is free again
 // expire unsent. All are counted, none lost.
 TEST(Openloop, TimeoutsAndCapsAreCounted) {
-    StubHttpServer server({.before_request = 1, .duration = 1000ms});
+    StubHttpServer server({.stall_before_request = 1, .stall = 1000ms});
     const json r = run_openloop(
         "--rate 1000000 --duration 0.01 --connections 1 --max-pending 1000 "
         "--timeout 0.2 " +

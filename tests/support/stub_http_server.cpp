@@ -28,10 +28,11 @@ class StubHttpConnection : public std::enable_shared_from_this<StubHttpConnectio
         buffer_.consume(head_size);
         server_.on_request();
         const bool missing = head.rfind("GET /missing ", 0) == 0;
-        const bool close = head.find("\r\nConnection: close\r\n") != std::string::npos;
+        const bool asked_to_close = head.find("\r\nConnection: close\r\n") != std::string::npos;
+        const bool close = asked_to_close || server_.closes_after_each_answer();
         response_ = std::string(missing ? "HTTP/1.1 404 Not Found" : "HTTP/1.1 200 OK") +
-                    "\r\nContent-Length: 2\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n" +
-                    (missing ? "no" : "ok");
+                    "\r\nContent-Length: 2\r\n" + (asked_to_close ? "Connection: close\r\n" : "") +
+                    "\r\n" + (missing ? "no" : "ok");
         asio::async_write(
             socket_, asio::buffer(response_),
             [self = shared_from_this(), close](boost::system::error_code ec, std::size_t) {
@@ -50,10 +51,10 @@ class StubHttpConnection : public std::enable_shared_from_this<StubHttpConnectio
     std::string response_;
 };
 
-StubHttpServer::StubHttpServer(Stall stall)
+StubHttpServer::StubHttpServer(StubBehaviour behaviour)
     : acceptor_(io_, tcp::endpoint(asio::ip::address_v4::loopback(), 0)),
       port_(acceptor_.local_endpoint().port()),
-      stall_(stall) {
+      behaviour_(behaviour) {
     accept();
     thread_ = std::thread([this] { io_.run(); });
 }
@@ -75,7 +76,9 @@ void StubHttpServer::accept() {
 }
 
 void StubHttpServer::on_request() {
-    if (++requests_ == stall_.before_request) std::this_thread::sleep_for(stall_.duration);
+    if (++requests_ == behaviour_.stall_before_request) {
+        std::this_thread::sleep_for(behaviour_.stall);
+    }
 }
 
 }  // namespace mb::test

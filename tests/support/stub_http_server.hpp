@@ -1,7 +1,5 @@
 // An HTTP/1.1 server on 127.0.0.1 for tests of load tools: one thread answers every GET with
-// 200 "ok" (404 for /missing), keeps the connection unless the request says Connection: close,
-// and can stall once, the whole thread asleep before it answers the n-th request, like a server
-// in a long pause.
+// 200 "ok" (404 for /missing) and keeps the connection unless the request says Connection: close.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -13,16 +11,19 @@
 
 namespace mb::test {
 
-// The server's one stall: its thread sleeps for duration before it answers request number
-// before_request (1-based; 0: never).
-struct Stall {
-    std::uint64_t before_request = 0;
-    std::chrono::milliseconds duration{0};
+// What the stub does besides answering: stall once, its thread asleep for stall before it
+// answers request number stall_before_request (1-based; 0: never), like a server in a long pause;
+// close every connection after its answer without saying so, like a server whose idle timeout
+// ends a kept connection just when the client sends again.
+struct StubBehaviour {
+    std::uint64_t stall_before_request = 0;
+    std::chrono::milliseconds stall{0};
+    bool close_after_each_answer = false;
 };
 
 class StubHttpServer {
   public:
-    explicit StubHttpServer(Stall stall = {});  // listens on a free port
+    explicit StubHttpServer(StubBehaviour behaviour = {});  // listens on a free port
     ~StubHttpServer();
     StubHttpServer(const StubHttpServer&) = delete;
     StubHttpServer& operator=(const StubHttpServer&) = delete;
@@ -36,11 +37,12 @@ class StubHttpServer {
     void accept();
     // Called on the server's thread once a request's head has arrived.
     void on_request();
+    bool closes_after_each_answer() const { return behaviour_.close_after_each_answer; }
 
     boost::asio::io_context io_;
     boost::asio::ip::tcp::acceptor acceptor_;
     std::uint16_t port_ = 0;
-    Stall stall_;
+    StubBehaviour behaviour_;
     std::atomic<std::uint64_t> requests_{0};
     std::atomic<std::uint64_t> connections_{0};
     std::thread thread_;

@@ -44,25 +44,37 @@ awaitable<Outcome> exchange(Connection& connection, const RequestSettings& setti
         }
     } disarm{connection};
 
-    error_code ec;
-    if (!connection.socket.is_open()) {
-        co_await connection.socket.async_connect(settings.endpoint, into(ec));
-        if (ec) co_return failure(connection, Outcome::connect);
-        connection.socket.set_option(tcp::no_delay(true), ec);
+    // A kept connection the server closed while it was idle fails before any byte of the
+    // answer: the request goes again once on a new connection, as HTTP clients do for a GET.
+    for (bool kept = connection.socket.is_open();; kept = false) {
+        error_code ec;
+        if (!kept) {
+            co_await connection.socket.async_connect(settings.endpoint, into(ec));
+            if (ec) co_return failure(connection, Outcome::connect);
+            connection.socket.set_option(tcp::no_delay(true), ec);
+        }
+        co_await asio::async_write(connection.socket, asio::buffer(settings.text), into(ec));
+        if (ec && kept && !connection.timed_out) {
+            close(connection);
+            continue;
+        }
+        if (ec) co_return failure(connection, Outcome::write);
+        http::response_parser<http::string_body> parser;
+        parser.header_limit(static_cast<std::uint32_t>(
+            std::min<std::size_t>(settings.max_response_bytes, 64 * 1024)));
+        parser.body_limit(settings.max_response_bytes);
+        co_await http::async_read(connection.socket, connection.buffer, parser, into(ec));
+        if (ec && kept && !parser.got_some() && !connection.timed_out) {
+            close(connection);
+            continue;
+        }
+        if (ec == http::error::body_limit || ec == http::error::header_limit) {
+            co_return failure(connection, Outcome::too_large);
+        }
+        if (ec) co_return failure(connection, Outcome::read);
+        if (!settings.keepalive || !parser.keep_alive()) close(connection);
+        co_return parser.get().result_int() / 100 == 2 ? Outcome::ok : Outcome::status;
     }
-    co_await asio::async_write(connection.socket, asio::buffer(settings.text), into(ec));
-    if (ec) co_return failure(connection, Outcome::write);
-    http::response_parser<http::string_body> parser;
-    parser.header_limit(
-        static_cast<std::uint32_t>(std::min<std::size_t>(settings.max_response_bytes, 64 * 1024)));
-    parser.body_limit(settings.max_response_bytes);
-    co_await http::async_read(connection.socket, connection.buffer, parser, into(ec));
-    if (ec == http::error::body_limit || ec == http::error::header_limit) {
-        co_return failure(connection, Outcome::too_large);
-    }
-    if (ec) co_return failure(connection, Outcome::read);
-    if (!settings.keepalive || !parser.keep_alive()) close(connection);
-    co_return parser.get().result_int() / 100 == 2 ? Outcome::ok : Outcome::status;
 }
 
 }  // namespace mb::openloop
