@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace mb::test {
 
@@ -52,28 +53,10 @@ class StubHttpConnection : public std::enable_shared_from_this<StubHttpConnectio
 };
 
 StubHttpServer::StubHttpServer(StubBehaviour behaviour)
-    : acceptor_(io_, tcp::endpoint(asio::ip::address_v4::loopback(), 0)),
-      port_(acceptor_.local_endpoint().port()),
-      behaviour_(behaviour) {
-    accept();
-    thread_ = std::thread([this] { io_.run(); });
-}
-
-StubHttpServer::~StubHttpServer() {
-    io_.stop();
-    thread_.join();
-}
-
-void StubHttpServer::accept() {
-    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
-        if (!ec) {
-            ++connections_;
-            socket.set_option(tcp::no_delay(true), ec);
-            std::make_shared<StubHttpConnection>(std::move(socket), *this)->read();
-        }
-        accept();
-    });
-}
+    : behaviour_(behaviour), server_([this](tcp::socket socket) {
+          ++connections_;
+          std::make_shared<StubHttpConnection>(std::move(socket), *this)->read();
+      }) {}
 
 void StubHttpServer::on_request() {
     if (++requests_ == behaviour_.stall_before_request) {

@@ -2,12 +2,13 @@
 // 200 "ok" (404 for /missing) and keeps the connection unless the request says Connection: close.
 #pragma once
 
+#include "tests/support/echo_server.hpp"
+
 #include <boost/asio.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <thread>
 
 namespace mb::test {
 
@@ -24,28 +25,20 @@ struct StubBehaviour {
 class StubHttpServer {
   public:
     explicit StubHttpServer(StubBehaviour behaviour = {});  // listens on a free port
-    ~StubHttpServer();
-    StubHttpServer(const StubHttpServer&) = delete;
-    StubHttpServer& operator=(const StubHttpServer&) = delete;
 
-    std::uint16_t port() const { return port_; }
-    std::uint64_t requests() const { return requests_; }
+    std::uint16_t port() const { return server_.port(); }
     std::uint64_t connections() const { return connections_; }
 
   private:
     friend class StubHttpConnection;
-    void accept();
     // Called on the server's thread once a request's head has arrived.
     void on_request();
     bool closes_after_each_answer() const { return behaviour_.close_after_each_answer; }
 
-    boost::asio::io_context io_;
-    boost::asio::ip::tcp::acceptor acceptor_;
-    std::uint16_t port_ = 0;
     StubBehaviour behaviour_;
     std::atomic<std::uint64_t> requests_{0};
     std::atomic<std::uint64_t> connections_{0};
-    std::thread thread_;
+    LoopbackServer server_;  // last: its loop stops before the rest goes
 };
 
 }  // namespace mb::test

@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,9 @@ namespace mb::openloop {
 using tcp = asio::ip::tcp;
 
 enum class Outcome { ok, connect, write, read, timeout, status, too_large };
+// The outcomes' names in the report, in the enum's order (ok's is "completed").
+inline constexpr std::array<const char*, 7> kOutcomeNames = {
+    "completed", "connect", "write", "read", "timeout", "status", "too_large"};
 
 // What one request needs from the run, the same for all of them.
 struct RequestSettings {

@@ -108,30 +108,7 @@ awaitable<void> Generator::request(Connection& connection, Clock::time_point int
     ++results_.counts.sent;
     const Outcome outcome = co_await exchange(connection, settings_, intended + options_.timeout);
     const auto answered = Clock::now();
-    Counts& counts = results_.counts;
-    switch (outcome) {
-        case Outcome::ok:
-            ++counts.completed;
-            break;
-        case Outcome::status:
-            ++counts.status;
-            break;
-        case Outcome::connect:
-            ++counts.connect;
-            break;
-        case Outcome::write:
-            ++counts.write;
-            break;
-        case Outcome::read:
-            ++counts.read;
-            break;
-        case Outcome::timeout:
-            ++counts.timeout;
-            break;
-        case Outcome::too_large:
-            ++counts.too_large;
-            break;
-    }
+    results_.counts.count(outcome);
     if (outcome == Outcome::ok || outcome == Outcome::status) {
         results_.corrected.record(microseconds_between(intended, answered));
         results_.uncorrected.record(microseconds_between(sent, answered));

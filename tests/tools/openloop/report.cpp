@@ -32,8 +32,16 @@ double per_s(std::uint64_t count, double seconds) {
 
 }  // namespace
 
+std::uint64_t Counts::errors() const {
+    std::uint64_t sum = 0;
+    for (const std::uint64_t n : outcomes) sum += n;
+    return sum - completed();
+}
+
 nlohmann::ordered_json to_json(const Options& options, const Results& results) {
     const Counts& c = results.counts;
+    nlohmann::ordered_json errors;
+    for (std::size_t i = 1; i < kOutcomeNames.size(); ++i) errors[kOutcomeNames[i]] = c.outcomes[i];
     return {
         {"tool", "openloop"},
         {"version", MODELBENCH_VERSION},
@@ -51,19 +59,13 @@ nlohmann::ordered_json to_json(const Options& options, const Results& results) {
         {"requests",
          {{"scheduled", c.scheduled},
           {"sent", c.sent},
-          {"completed", c.completed},
+          {"completed", c.completed()},
           {"errors", c.errors()},
           {"not_sent", c.not_sent()}}},
-        {"errors",
-         {{"connect", c.connect},
-          {"write", c.write},
-          {"read", c.read},
-          {"timeout", c.timeout},
-          {"status", c.status},
-          {"too_large", c.too_large}}},
+        {"errors", errors},
         {"not_sent", {{"pending_cap", c.pending_cap}, {"expired", c.expired}}},
         {"sent_per_s", per_s(c.sent, results.elapsed_s)},
-        {"completed_per_s", per_s(c.completed, results.elapsed_s)},
+        {"completed_per_s", per_s(c.completed(), results.elapsed_s)},
         {"cpu_s", {{"user", results.cpu_user_s}, {"system", results.cpu_system_s}}},
         {"latency_ms",
          {{"corrected", latency_json(results.corrected)},
@@ -74,16 +76,17 @@ nlohmann::ordered_json to_json(const Options& options, const Results& results) {
 std::string summary_line(const Results& r) {
     const Counts& c = r.counts;
     char line[400];
-    std::snprintf(
-        line, sizeof line,
-        "openloop: %.1f s, %.1f req/s completed (%llu of %llu scheduled), %llu errors, "
-        "%llu not sent; p99 %.2f ms corrected, %.2f ms uncorrected; max %.2f / %.2f ms; "
-        "CPU %.2f s",
-        r.elapsed_s, per_s(c.completed, r.elapsed_s), static_cast<unsigned long long>(c.completed),
-        static_cast<unsigned long long>(c.scheduled), static_cast<unsigned long long>(c.errors()),
-        static_cast<unsigned long long>(c.not_sent()), ms(r.corrected.percentile(99)),
-        ms(r.uncorrected.percentile(99)), ms(r.corrected.max()), ms(r.uncorrected.max()),
-        r.cpu_user_s + r.cpu_system_s);
+    std::snprintf(line, sizeof line,
+                  "openloop: %.1f s, %.1f req/s completed (%llu of %llu scheduled), %llu errors, "
+                  "%llu not sent; p99 %.2f ms corrected, %.2f ms uncorrected; max %.2f / %.2f ms; "
+                  "CPU %.2f s",
+                  r.elapsed_s, per_s(c.completed(), r.elapsed_s),
+                  static_cast<unsigned long long>(c.completed()),
+                  static_cast<unsigned long long>(c.scheduled),
+                  static_cast<unsigned long long>(c.errors()),
+                  static_cast<unsigned long long>(c.not_sent()), ms(r.corrected.percentile(99)),
+                  ms(r.uncorrected.percentile(99)), ms(r.corrected.max()), ms(r.uncorrected.max()),
+                  r.cpu_user_s + r.cpu_system_s);
     return line;
 }
 
@@ -94,7 +97,7 @@ std::string progress_line(double seconds, const Counts& c, std::size_t in_flight
                   "openloop: %.0f s: %llu sent, %llu completed, %llu errors, %llu not sent; %zu "
                   "in flight, %zu waiting",
                   seconds, static_cast<unsigned long long>(c.sent),
-                  static_cast<unsigned long long>(c.completed),
+                  static_cast<unsigned long long>(c.completed()),
                   static_cast<unsigned long long>(c.errors()),
                   static_cast<unsigned long long>(c.not_sent()), in_flight, pending);
     return line;

@@ -17,11 +17,13 @@
 // a whole response, 2xx or not; a request that failed otherwise has none.
 #pragma once
 
+#include "tests/tools/openloop/exchange.hpp"
 #include "tests/tools/openloop/histogram.hpp"
 #include "tests/tools/openloop/options.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -30,17 +32,14 @@ namespace mb::openloop {
 struct Counts {
     std::uint64_t scheduled = 0;
     std::uint64_t sent = 0;
-    std::uint64_t completed = 0;
-    std::uint64_t connect = 0;
-    std::uint64_t write = 0;
-    std::uint64_t read = 0;
-    std::uint64_t timeout = 0;
-    std::uint64_t status = 0;
-    std::uint64_t too_large = 0;
+    std::array<std::uint64_t, kOutcomeNames.size()> outcomes{};  // of the sent, by Outcome
     std::uint64_t pending_cap = 0;
     std::uint64_t expired = 0;
 
-    std::uint64_t errors() const { return connect + write + read + timeout + status + too_large; }
+    void count(Outcome outcome) { ++outcomes[static_cast<std::size_t>(outcome)]; }
+    std::uint64_t of(Outcome outcome) const { return outcomes[static_cast<std::size_t>(outcome)]; }
+    std::uint64_t completed() const { return of(Outcome::ok); }
+    std::uint64_t errors() const;
     std::uint64_t not_sent() const { return pending_cap + expired; }
 };
 
