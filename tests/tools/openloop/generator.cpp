@@ -4,6 +4,7 @@
 
 #include <boost/asio/detached.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace mb::openloop {

@@ -4,8 +4,10 @@
 #include "common/config.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 namespace mb::openloop {
 namespace {
