@@ -26,13 +26,14 @@ std::string url(std::uint16_t port, const std::string& path = "/hello") {
     return "http://127.0.0.1:" + std::to_string(port) + path;
 }
 
-// Runs openloop with flags and --json to a file; its report, after checking it exited with 0.
-json run_openloop(const std::string& flags) {
+// Runs openloop with flags and --json to a file (after launcher, a command that runs it); its
+// report, after checking it exited with 0.
+json run_openloop(const std::string& flags, const std::string& launcher = "") {
     const std::string file =
         ::testing::TempDir() + "openloop-" + std::to_string(getpid()) + ".json";
     std::string output;
-    const int status =
-        run_command(binary_path("openloop") + " --progress 0 --json " + file + " " + flags, output);
+    const int status = run_command(
+        launcher + binary_path("openloop") + " --progress 0 --json " + file + " " + flags, output);
     EXPECT_EQ(status, 0) << output;
     EXPECT_NE(output.find("openloop: "), std::string::npos) << output;  // the summary line
     std::ifstream in(file);
@@ -138,6 +139,15 @@ TEST(Openloop, NonSuccessStatusesAreErrorsWithLatencies) {
     EXPECT_EQ(r.at("latency_ms").at("corrected").at("count"), 50);
 }
 
+TEST(Openloop, ResponsesPastTheCapAreErrors) {
+    StubHttpServer server;
+    const json r = run_openloop("--rate 100 --duration 0.3 --connections 2 --max-response-kib 64 " +
+                                url(server.port(), "/large"));
+    expect_counts_add_up(r);
+    EXPECT_EQ(r.at("errors").at("too_large"), 30);
+    EXPECT_EQ(r.at("latency_ms").at("corrected").at("count"), 0);
+}
+
 TEST(Openloop, UnreachableTargetCountsConnectErrors) {
     std::uint16_t port = 0;
     close(listen_loopback(port));  // a port nobody listens on
@@ -166,6 +176,19 @@ TEST(Openloop, TimeoutsAndCapsAreCounted) {
                   r.at("not_sent").at("expired").get<int>() +
                   r.at("requests").at("sent").get<int>(),
               10000);
+}
+
+// SIGINT after 1 s of a 30-s schedule: the arrivals stop, the requests out are waited for, and
+// the report covers what was scheduled until then.
+TEST(Openloop, SignalEndsTheScheduleEarly) {
+    StubHttpServer server;
+    const json r = run_openloop("--rate 100 --duration 30 --connections 2 " + url(server.port()),
+                                "timeout --preserve-status -s INT 1 ");
+    expect_counts_add_up(r);
+    EXPECT_GT(r.at("requests").at("scheduled"), 0);
+    EXPECT_LT(r.at("requests").at("scheduled"), 1000);
+    EXPECT_EQ(r.at("requests").at("completed"), r.at("requests").at("scheduled"));
+    EXPECT_LT(r.at("elapsed_s").get<double>(), 10);
 }
 
 TEST(Openloop, HelpAndBadFlags) {

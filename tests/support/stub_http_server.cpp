@@ -31,9 +31,12 @@ class StubHttpConnection : public std::enable_shared_from_this<StubHttpConnectio
         const bool missing = head.rfind("GET /missing ", 0) == 0;
         const bool asked_to_close = head.find("\r\nConnection: close\r\n") != std::string::npos;
         const bool close = asked_to_close || server_.closes_after_each_answer();
+        const std::string body = missing                             ? "no"
+                                 : head.rfind("GET /large ", 0) == 0 ? std::string(100000, 'x')
+                                                                     : "ok";
         response_ = std::string(missing ? "HTTP/1.1 404 Not Found" : "HTTP/1.1 200 OK") +
-                    "\r\nContent-Length: 2\r\n" + (asked_to_close ? "Connection: close\r\n" : "") +
-                    "\r\n" + (missing ? "no" : "ok");
+                    "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+                    (asked_to_close ? "Connection: close\r\n" : "") + "\r\n" + body;
         asio::async_write(
             socket_, asio::buffer(response_),
             [self = shared_from_this(), close](boost::system::error_code ec, std::size_t) {

@@ -1,5 +1,6 @@
 // An HTTP/1.1 server on 127.0.0.1 for tests of load tools: one thread answers every GET with
-// 200 "ok" (404 for /missing) and keeps the connection unless the request says Connection: close.
+// 200 "ok" (404 for /missing, 100,000 bytes for /large) and keeps the connection unless the
+// request says Connection: close.
 #pragma once
 
 #include "tests/support/echo_server.hpp"
