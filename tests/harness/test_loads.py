@@ -148,6 +148,7 @@ def test_openloop_report():
     assert figures["p99_ms"] >= figures["uncorrected_p99_ms"]
     assert figures["mean_ms"] >= figures["uncorrected_mean_ms"]
     assert figures["generator_cpu_s"] > 0
+    assert loads.ALL["openloop"].summary(figures).startswith("200.0 of 200 req/s, p99 91.1 ms")
 
 
 def test_openloop_without_its_report_is_an_error():

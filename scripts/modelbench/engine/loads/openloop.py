@@ -42,10 +42,11 @@ class Openloop(Generator):
         return parse(read(stdout))
 
     def summary(self, figures):
-        return (f"{figures['requests_per_s']:.1f} of {figures['rate_asked']:g} req/s, p99 "
-                f"{figures['p99_ms']:.1f} ms from the intended send ({figures['uncorrected_p99_ms']:.1f}"
-                f" ms from the send), failed {figures['failed']}, not sent {figures['not_sent']}; "
-                f"CPU server {figures.get('server_cpu_pct_core', 0):.0f} % of a core")
+        f = figures
+        return (f"{f['requests_per_s']:.1f} of {f['rate_asked']:g} req/s, p99 {f['p99_ms']:.1f} ms "
+                f"from the intended send ({f['uncorrected_p99_ms']:.1f} ms from the send), failed "
+                f"{f['failed']}, not sent {f['not_sent']}; CPU server "
+                f"{f.get('server_cpu_pct_core', 0):.0f} % of a core")
 
 
 def parse(text):
