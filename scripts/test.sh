@@ -11,7 +11,7 @@
 #                              fresh clone, 10 once built)
 #   scripts/test.sh --unit     the C++ unit tests and the harness's own tests (CTest label unit;
 #                              under 3 minutes once the packages are installed)
-# CTest labels: unit, harness, database, server, load, repro, real-systems, proxy, netns.
+# CTest labels: unit, harness, database, server, load, repro, real-systems, proxy, tool, netns.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

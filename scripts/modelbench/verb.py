@@ -53,12 +53,15 @@ def open_files(needed):
 
 def ready(checkout, parts, directory, open_files_needed=0, needs=(), build_targets=()):
     """prepare.ready for needs, build_targets and the plan's systems (and the delay proxy of its
-    setups), then the open files: (the Database, whether this started it)."""
+    setups, the binaries of its load tools), then the open files: (the Database, whether this
+    started it)."""
     groups = [group for part in parts for group in part.groups]
+    binaries = {run.load.kind.binary for group in groups for run in group.runs} - {None}
     database, started = prepare.ready(
-        checkout, {*needs, *(need for group in groups for need in group.server.system.needs)},
-        [*build_targets, *(["delay_proxy"] if any(group.around for group in groups) else [])],
-        directory)
+        checkout, {*needs, *(["build"] if binaries else []),
+                   *(need for group in groups for need in group.server.system.needs)},
+        [*build_targets, *sorted(binaries),
+         *(["delay_proxy"] if any(group.around for group in groups) else [])], directory)
     enough, text, fix = open_files(open_files_needed)
     if not enough:
         raise VerbError(f"{text} Fix: {fix}")

@@ -7,7 +7,7 @@ import pytest
 from conftest import data
 
 from modelbench.engine import loads
-from modelbench.engine.loads import ab, siege, slowhttptest, standalone, wrk
+from modelbench.engine.loads import ab, openloop, siege, slowhttptest, standalone, wrk
 from modelbench.engine.loads.base import Attempt
 from modelbench.engine.plan import Load
 
@@ -103,7 +103,8 @@ def test_slowhttptest_csv_and_its_end():
 def command(load, rate=None):
     """The tool's command line for load, given the server's rate before, and its record."""
     recorder = types.SimpleNamespace(raw=lambda run_id, suffix: f"{run_id}.{suffix}",
-                                     checkout=types.SimpleNamespace(script=lambda name: name))
+                                     checkout=types.SimpleNamespace(script=lambda name: name,
+                                                                    binary=lambda name: name))
     attempt = Attempt(recorder, {"id": "x", "raw": []}, load, rate=rate)
     return load.kind.command(attempt, "http://h:1" + load.path), attempt.record
 
@@ -133,3 +134,37 @@ def test_a_load_names_its_tool_which_gives_its_command():
     assert Load("standalone", n=100).connections == 0
     assert Load("standalone", n=100).kind.local_only and not timed.kind.local_only
     assert Load("siege", "/json", 5, seconds=2).kind.estimate_s(Load("siege", seconds=2)) == 3.0
+
+
+def test_openloop_report():
+    # A real report: openloop --rate 200 --duration 1 --connections 4 against the async
+    # server's /hello.
+    figures = openloop.parse(data("openloop-hello.json"))
+    assert figures["complete"] == 200 and figures["failed"] == figures["non2xx"] == 0
+    assert figures["not_sent"] == 0 and figures["rate_asked"] == 200
+    assert figures["requests_per_s"] == 200.0 and figures["duration_s"] == 1.0
+    assert figures["p50_ms"] <= figures["p90_ms"] <= figures["p99_ms"] <= figures["max_ms"]
+    # Latency from the intended send time includes the wait before the send.
+    assert figures["p99_ms"] >= figures["uncorrected_p99_ms"]
+    assert figures["mean_ms"] >= figures["uncorrected_mean_ms"]
+    assert figures["generator_cpu_s"] > 0
+    assert loads.ALL["openloop"].summary(figures).startswith("200.0 of 200 req/s, p99 91.1 ms")
+
+
+def test_openloop_without_its_report_is_an_error():
+    with pytest.raises(loads.ParseError):
+        openloop.parse("openloop: cannot resolve 'x'\n")
+    with pytest.raises(loads.ParseError):
+        openloop.parse('{"tool": "openloop"}')
+
+
+def test_openloop_command_and_connections():
+    pool = Load("openloop", "/hello", 8, seconds=2, keepalive=True, rate=500)
+    line, record = command(pool)
+    assert line == ["openloop", "--rate", "500", "--duration", "2", "--connections", "8",
+                    "--timeout", "30", "http://h:1/hello"]
+    assert record["rate"] == 500 and record["keepalive"]
+    assert pool.text() == "openloop -k -c 8 --rate 500 -d 2s /hello" and pool.connections == 8
+    fresh = Load("openloop", "/hello", seconds=2, rate=500)
+    assert command(fresh)[0][5:7] == ["--connections", "0"] and fresh.connections == 1000
+    assert fresh.kind.estimate_s(fresh) == 2 + fresh.kind.overhead_s

@@ -81,26 +81,32 @@ int listen_loopback(std::uint16_t& port) {
     return fd;
 }
 
-EchoServer::EchoServer()
+LoopbackServer::LoopbackServer(Serve serve)
     : acceptor_(io_, tcp::endpoint(asio::ip::address_v4::loopback(), 0)),
-      port_(acceptor_.local_endpoint().port()) {
+      port_(acceptor_.local_endpoint().port()),
+      serve_(std::move(serve)) {
     accept();
     thread_ = std::thread([this] { io_.run(); });
 }
 
-EchoServer::~EchoServer() {
+LoopbackServer::~LoopbackServer() {
     io_.stop();
     thread_.join();
 }
 
-void EchoServer::accept() {
+void LoopbackServer::accept() {
     acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
         if (!ec) {
             socket.set_option(tcp::no_delay(true), ec);
-            std::make_shared<EchoConnection>(std::move(socket))->read();
+            serve_(std::move(socket));
         }
         accept();
     });
 }
+
+EchoServer::EchoServer()
+    : server_([](tcp::socket socket) {
+          std::make_shared<EchoConnection>(std::move(socket))->read();
+      }) {}
 
 }  // namespace mb::test

@@ -1,21 +1,24 @@
-// A TCP echo server on 127.0.0.1 for tests of network tools: one thread runs an event loop that
-// writes back every byte each connection sends (reading again once the echo is written) and
-// shuts its side down after the client's FIN.
+// Servers on 127.0.0.1 for tests of network tools.
 #pragma once
 
 #include <boost/asio.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <thread>
 
 namespace mb::test {
 
-class EchoServer {
+// Listens on a free port; its own thread runs an event loop that hands each accepted connection
+// (TCP_NODELAY) to serve. Destroying it stops the loop and closes every connection.
+class LoopbackServer {
   public:
-    EchoServer();  // listens on a free port
-    ~EchoServer();
-    EchoServer(const EchoServer&) = delete;
-    EchoServer& operator=(const EchoServer&) = delete;
+    using Serve = std::function<void(boost::asio::ip::tcp::socket)>;
+
+    explicit LoopbackServer(Serve serve);
+    ~LoopbackServer();
+    LoopbackServer(const LoopbackServer&) = delete;
+    LoopbackServer& operator=(const LoopbackServer&) = delete;
 
     std::uint16_t port() const { return port_; }
 
@@ -25,7 +28,20 @@ class EchoServer {
     boost::asio::io_context io_;
     boost::asio::ip::tcp::acceptor acceptor_;
     std::uint16_t port_ = 0;
+    Serve serve_;
     std::thread thread_;
+};
+
+// A TCP echo server: writes back every byte each connection sends (reading again once the echo
+// is written) and shuts its side down after the client's FIN.
+class EchoServer {
+  public:
+    EchoServer();
+
+    std::uint16_t port() const { return server_.port(); }
+
+  private:
+    LoopbackServer server_;
 };
 
 // A connected TCP socket to 127.0.0.1:port with TCP_NODELAY; throws std::runtime_error.

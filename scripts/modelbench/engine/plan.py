@@ -26,6 +26,7 @@ class Load:
     variable_length: bool = False
     delay_s: float = 1.0
     delay_ms: int = 0
+    rate: float = 0.0
 
     def __post_init__(self):
         if self.tool not in loads.ALL:

@@ -46,9 +46,10 @@ class Tool:
     estimate_s(load), warm-up aside; run(attempt) fills the record (command, raw, figures) or
     raises StepFailed, ParseError, measure.MeasureError or OSError; summary(figures); and
     heading(record). local_only: why its runs need a local server; resolution_ms: of its single
-    times (a 0 among its percentiles means under it)."""
+    times (a 0 among its percentiles means under it); binary: the one of the build tree it runs."""
 
     name = ""
+    binary = None
     needs_server = True
     measured = True
     warmed = False
