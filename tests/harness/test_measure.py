@@ -4,6 +4,8 @@ setup started (E6's delaying proxy) is the run's own, not other work that pollut
 import subprocess
 import sys
 
+import psutil
+
 from modelbench.engine import measure
 
 BURN = "import time\nend = time.monotonic() + 5\nwhile time.monotonic() < end: pass\n"
@@ -12,15 +14,18 @@ BURN = "import time\nend = time.monotonic() + 5\nwhile time.monotonic() < end: p
 def test_a_helpers_cpu_is_counted_as_the_runs_own(tmp_path):
     helper = subprocess.Popen([sys.executable, "-c", BURN])
     try:
+        before = sum(psutil.Process(helper.pid).cpu_times()[:2])
         code, figures = measure.run(["sleep", "0.8"], str(tmp_path / "out"), str(tmp_path / "err"),
                                     helper_pids=(helper.pid,))
+        spent = sum(psutil.Process(helper.pid).cpu_times()[:2]) - before
     finally:
         helper.kill()
         helper.wait()
-    assert code == 0
-    # The helper spun on a core through the 0.8-s run: it had most of one core.
-    assert 0.3 <= figures["helper_cpu_s"] <= 1.2
-    assert figures["helper_cpu_pct_core"] >= 40
+    assert code == 0 and spent > 0.05
+    # The helper spun through the 0.8-s run: the run counts its CPU during the run, the most of
+    # what it spent around the run (however much a busy machine left it), never more (/proc
+    # counts in 10-ms ticks).
+    assert 0.5 * spent <= figures["helper_cpu_s"] <= spent + 0.02
     # What other work took is the machine's busy share less ours, the helper's among them.
     ours = figures["helper_cpu_s"] + figures["client_cpu_s"]
     busy = figures["machine_busy_pct"] / 100 * figures["wall_s"] * figures["cores"]
