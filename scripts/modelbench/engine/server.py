@@ -192,8 +192,8 @@ class Target:
             raise TargetError(f"the server (pid {self.pid}) is gone: {self.process.stderr_tail()}")
         return figures
 
-    def stop(self):
-        return self.process.stop()
+    def stop(self, timeout_s=STOP_TIMEOUT_S):
+        return self.process.stop(timeout_s=timeout_s)
 
 
 def start(name, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S,
