@@ -12,21 +12,19 @@ import os
 import sys
 import tempfile
 
-import psutil
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from modelbench import systems  # noqa: E402
 from modelbench.checkout import Checkout  # noqa: E402
-from modelbench.engine import server, warmup  # noqa: E402
+from modelbench.engine import processes, server, warmup  # noqa: E402
 
 CONCURRENCIES = (20, 200)
 MAX_REQUEST_WORKERS = 150
 
 
 def children(target):
-    """Apache's children: the apache2 processes of the tree but its parent."""
-    tree = [psutil.Process(target.pid)] + psutil.Process(target.pid).children(recursive=True)
-    return sum(1 for p in tree if p.name() == "apache2") - 1
+    """Apache's children: the live apache2 processes of the tree but its parent. prefork stops
+    idle children at any moment, so one listed may be gone when asked its name."""
+    return sum(1 for _, name in processes.tree(target.pid) if name == "apache2") - 1
 
 
 def warmed(checkout, concurrency):
