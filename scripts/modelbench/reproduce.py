@@ -185,7 +185,7 @@ def write_report(directory, chosen, settings):
     results, claims, plot_errors = document.write(directory, chosen, settings)
     if costs := calibration.choices(results):  # for readers: the report's table holds them too
         document.write_json(os.path.join(directory, "calibration.json"), costs)
-    failed = steps.read(directory, steps.FAILED)
+    failed = steps.read(directory)
     summary.write(directory, settings, claims, chosen, results, len(failed))
     return claims, settings, failed, plot_errors
 

@@ -6,7 +6,7 @@ calibrated models join (e1b.choose), and E1b and E1a run them."""
 import contextlib
 from dataclasses import replace
 
-from modelbench.engine.engine import FlagsUnavailable
+from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, machine_split, nothing,
                                          real_system_of)
@@ -27,7 +27,7 @@ def choices(results):
     records = list(results.runs.values())
     out = {}
     for model in dict.fromkeys(r["system"] for r in records if r.get("calibrated")):
-        with contextlib.suppress(FlagsUnavailable):
+        with contextlib.suppress(EarlierRunsMissing):
             out[model] = e1b.choose(records, model)
     return out
 

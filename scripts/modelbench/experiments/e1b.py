@@ -4,7 +4,7 @@ the post proposed) and the calibrated models (docs/experiments.md: E1, "How ever
 import itertools
 
 from modelbench import systems
-from modelbench.engine.engine import FlagsUnavailable
+from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (BLOCKS, CLUSTERS, E1_SYSTEMS, SIDES, causes,
                                          cpu_per_request, figures, keys_with, machine_split, ms,
@@ -62,7 +62,7 @@ def group(ctx, server, joins=1):
 def choose(records, model):
     """A calibrated model's cost (experiments.calibration) from the records made before its first
     calibrated run (the same before it and after): {real, lacks_ms: {c: the real system's server
-    CPU per request less the model's}, cost_us}; FlagsUnavailable without both at one c."""
+    CPU per request less the model's}, cost_us}; EarlierRunsMissing without both at one c."""
     real = systems.get(model).stands_for
     before = Results("", {r["id"]: r for r in itertools.takewhile(
         lambda r: not (r.get("calibrated") and r["system"] == model), records)})
@@ -71,7 +71,7 @@ def choose(records, model):
     gaps = {c: cpu[real, c] - cpu[model, c] for c in CONCURRENCIES
             if cpu[real, c] is not None and cpu[model, c] is not None}
     if not gaps:
-        raise FlagsUnavailable(f"no calibrated cost for {model}: E1b measured no "
+        raise EarlierRunsMissing(f"no calibrated cost for {model}: E1b measured no "
                                f"{real} and {model} at the same concurrency")
     return {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
             "cost_us": max(0, round(1000 * median(gaps.values())))}

@@ -242,14 +242,10 @@ def section_checks(directory):
 
 
 def section_failures(directory):
-    out = []
-    for status, title in ((steps.FAILED, "Steps that failed"),
-                          (steps.NOT_RUNNABLE, "Not runnable here")):
-        rows = [[s.id, s.cause, f"`{s.log}`" if s.log else ""]
-                for s in steps.read(directory, status)]
-        if rows:
-            out += [f"## {title}", "", table(["step", "cause", "log"], rows), ""]
-    return "\n".join(out)
+    rows = [[s.id, s.cause, f"`{s.log}`" if s.log else ""]
+            for s in steps.read(directory)]
+    return "\n".join(["## Steps that failed", "", table(["step", "cause", "log"], rows), ""]) \
+        if rows else ""
 
 
 def section_warmups(results):
