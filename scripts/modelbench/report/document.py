@@ -29,6 +29,8 @@ FIGURE_COLUMNS = [
     "iterations", "real_s", "user_s", "sys_s", "iterations_per_s",
     "delay_ms", "response_ms", "task_two_after_task_one_ms", "task_two_after_response",
     "task_three_before_task_two",
+    "rate_asked", "sent_per_s", "not_sent", "p99_9_ms", "uncorrected_mean_ms",
+    "uncorrected_p50_ms", "uncorrected_p99_ms", "uncorrected_max_ms", "generator_cpu_s",
     "wall_s", "cores", "server_cpu_s", "server_cpu_pct_core", "server_cpu_pct_machine",
     "server_cpu_source", "status_cpu_s", "status_cpu_diff_pct", "status_cpu_agrees",
     "db_cpu_s", "db_cpu_pct_core", "db_cpu_pct_machine", "client_cpu_s", "client_cpu_pct_core",
