@@ -13,7 +13,7 @@ from modelbench.report.verdicts import NOT_REPRODUCED, REPRODUCED
 
 def sweep_run(p99_ms, rate, lost=0):
     return {"p99_ms": p99_ms, "rate_asked": rate, "failed": lost, "non2xx": 0, "not_sent": 0,
-            "duration_s": 5.0, "p50_ms": p99_ms / 4, "p99_9_ms": p99_ms * 2,
+            "complete": round(5 * rate) - lost, "p50_ms": p99_ms / 4, "p99_9_ms": p99_ms * 2,
             "max_ms": p99_ms * 3}
 
 
