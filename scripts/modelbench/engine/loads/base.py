@@ -17,6 +17,13 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
+def utc_time(text):
+    """The time of an ISO text with its zone, one without (settings.json's before summary.json's
+    format 3) read as UTC."""
+    time = datetime.datetime.fromisoformat(text)
+    return time if time.tzinfo else time.replace(tzinfo=datetime.timezone.utc)
+
+
 class ParseError(Exception):
     pass
 
