@@ -74,11 +74,12 @@ def test_written_and_read_back(tmp_path):
     assert written["machine"]["cores"] >= 1
 
 
-def test_a_zoned_start_is_kept_and_the_report_says_it_as_before(tmp_path):
+def test_the_start_in_utc_and_the_report_says_it_as_before(tmp_path):
     r = e1b_runs(str(tmp_path))
     assert summary_of(str(tmp_path), r, "2026-12-01T01:00:00+01:00")["run"]["started"] == \
-        "2026-12-01T01:00:00+01:00"
-    for started in ("2026-12-01T00:00:00", "2026-12-01T00:00:00+00:00"):
+        "2026-12-01T00:00:00+00:00"
+    for started in ("2026-12-01T00:00:00", "2026-12-01T00:00:00+00:00",
+                    "2026-12-01T01:00:00+01:00"):
         assert "- run: 2026-12-01T00:00:00 UTC, size `default`" in document.environment(
             r, {"started": started, "size": "default"})
 

@@ -86,6 +86,7 @@ def environment(results, settings):
     cpu = next((line.split(":", 1)[1].strip() for line in read_text("/proc/cpuinfo").splitlines()
                 if line.startswith("model name")), "?")
     versions = settings.get("versions", {})
+    # The time without its offset, as before settings.json had one: the line says UTC.
     started = f"{utc_time(settings['started']):%Y-%m-%dT%H:%M:%S}" if settings.get("started") \
         else "?"
     return "\n".join([

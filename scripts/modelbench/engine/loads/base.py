@@ -18,10 +18,11 @@ def utc_now():
 
 
 def utc_time(text):
-    """The time of an ISO text with its zone, one without (settings.json's before summary.json's
-    format 3) read as UTC."""
+    """The time of an ISO text in UTC; one without a zone (settings.json's before summary.json's
+    format 3) was UTC."""
     time = datetime.datetime.fromisoformat(text)
-    return time if time.tzinfo else time.replace(tzinfo=datetime.timezone.utc)
+    return time.astimezone(datetime.timezone.utc) if time.tzinfo else \
+        time.replace(tzinfo=datetime.timezone.utc)
 
 
 class ParseError(Exception):
