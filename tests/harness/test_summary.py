@@ -115,6 +115,13 @@ def test_each_headline_figure_is_a_record_a_program_reads_without_parsing(tmp_pa
     assert 10 < gap["value"] < 13 and gap["interval"]["method"] == "geometric mean (t)"
 
 
+def test_the_results_document_has_every_metric_and_point_field():
+    with open(os.path.join(HERE, "..", "..", "docs", "results.md")) as f:
+        text = f.read()
+    missing = [name for name in (*summary.UNITS, *summary.POINT) if f"`{name}`" not in text]
+    assert not missing, f"docs/results.md does not say what these are: {missing}"
+
+
 def test_a_figure_without_an_interval_or_a_value():
     figure = summary.Figure("E5 x, -c 20 (ms)", "E5", "blocking", "crossover_cost_ms", None,
                             against="async", concurrency=20).json()

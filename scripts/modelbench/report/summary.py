@@ -5,7 +5,7 @@ import json
 import math
 import os
 import platform
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Optional
 
 from modelbench.engine.loads.base import utc_time
@@ -40,6 +40,8 @@ def interval_json(interval, digits=4):
                 "slower_half": round(speed.slower, digits)}}
 
 
+# Where in its experiment a headline figure was measured: Figure's fields that say it.
+POINT = ("concurrency", "cost_us", "rtt_ms", "share")
 # Each headline metric's unit (docs/results.md lists them).
 UNITS = {"requests_per_s": "requests/s", "real_s": "s", "p50_ms": "ms", "p99_ms": "ms",
          "failed_length": "requests", "requests_per_s_ratio": "×", "crossover_cost_ms": "ms",
@@ -50,8 +52,8 @@ UNITS = {"requests_per_s": "requests/s", "real_s": "s", "p50_ms": "ms", "p99_ms"
 @dataclass
 class Figure:
     """A headline figure: what was measured (experiment; system, a server key as runs record it;
-    against, the other system of a ratio), where (its point: concurrency, cost_us, rtt_ms, share,
-    None where it has no such coordinate), which figure (metric, in UNITS[metric]), its value and
+    against, the other system of a ratio), where (its point: the fields of POINT, None where it
+    has no such coordinate), which figure (metric, in UNITS[metric]), its value and
     the interval it is the estimate of, when it has one; name: its key in format 2."""
 
     name: str
@@ -68,8 +70,7 @@ class Figure:
     digits: int = 3
 
     def json(self):
-        point = {f.name: getattr(self, f.name) for f in fields(self)
-                 if f.name in ("concurrency", "cost_us", "rtt_ms", "share")}
+        point = {name: getattr(self, name) for name in POINT}
         return {"name": self.name, "experiment": self.experiment, "system": self.system,
                 "against": self.against, **point, "metric": self.metric,
                 "unit": UNITS[self.metric],
