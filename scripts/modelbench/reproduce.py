@@ -247,7 +247,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     smoke = args.size == "smoke"
     warmup_max_s = 1 if smoke else WARMUP_MAX_S
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10 ** 6)
-    settings = {"started": f"{utc_now():%Y-%m-%dT%H:%M:%S}", "size": args.size,
+    settings = {"started": utc_now().isoformat(timespec="seconds"), "size": args.size,
                 "command": verb.command("reproduce"), "build_dir": checkout.build_dir,
                 "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,

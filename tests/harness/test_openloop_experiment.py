@@ -89,8 +89,9 @@ def test_the_report_and_plot_read_the_sweep(tmp_path):
     plot, = e7.plots(r)
     assert plot.columns[:2] == ["share", "bound"] and len(plot.panels) == 2
     assert plot.rows[0][:3] == [10, 100, 1.25]
-    headline = e7.headline(r)
-    assert headline["E7 php sustained with p99 ≤ 100 ms (req/s)"]["estimate"] == 900
+    headline = {figure.name: figure.json() for figure in e7.headline(r)}
+    assert headline["E7 php sustained with p99 ≤ 100 ms (req/s)"]["value"] == 900
+    assert headline["E7 php at 90 % p99 (ms)"]["share"] == 0.9
 
 
 def test_the_plan_rates_each_server_by_its_own_capacity():

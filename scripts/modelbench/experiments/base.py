@@ -7,7 +7,7 @@
   section(results)    its report section (Markdown; '' when none of its runs are there)
   claims(results)     the posts' claims it judges (report.verdicts.Claim), [] when none
   plots(results)      its plots (report.plots.Plot)
-  headline(results)   its summary figures for summary.json: {name: {median, low, high, runs}}
+  headline(results)   its figures for summary.json's headline: report.summary.Figure
   pair_rows(results, model, real)   rows of the "model against the real system" tables"""
 
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from modelbench import systems
 from modelbench.engine.plan import Part
 from modelbench.report.runtable import table_notes
-from modelbench.report.summary import interval_json
+from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side
 
@@ -183,7 +183,19 @@ def machine_split(r, base):
     return f"machine {busy} busy; server {server}, mariadbd {db}, load tool {client} of one core"
 
 
-def figures(results, name_base_pairs, key, digits=3):
-    """{name: interval_json} of each measured base's figure: summary.json's headline."""
-    return {name: interval_json(interval, digits) for name, base in name_base_pairs
-            if (interval := results.interval(base, key)) is not None}
+def concurrency_point(results, base):
+    """The point of a closed loop's runs: their concurrency (None: no run of base)."""
+    return {"concurrency": results.record(base).get("concurrency")}
+
+
+def figures(results, named_bases, key, digits=3, metric=None):
+    """summary.json's headline Figure of each measured base's figure key, as metric (key unless
+    given); named_bases: (name, base, its point: {Figure's point field: value})."""
+    out = []
+    for name, base, point in named_bases:
+        interval = results.interval(base, key)
+        if interval is not None:
+            record = results.record(base)
+            out.append(Figure(name, record.get("experiment"), record.get("server"), metric or key,
+                              interval.estimate, interval, digits=digits, **point))
+    return out

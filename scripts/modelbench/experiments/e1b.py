@@ -298,8 +298,12 @@ def plots(results):
 
 
 def headline(results):
-    return figures(results, [(f"E1b {k} -c {c} requests/s", base(k, c)) for k in keys(results)
-                             for c in CONCURRENCIES], "requests_per_s", 1)
+    return [figure for key, what, digits in (("requests_per_s", "requests/s", 1),
+                                             ("p50_ms", "p50 (ms)", 2), ("p99_ms", "p99 (ms)", 2))
+            for figure in figures(results, [(f"E1b {k} -c {c} {what}", base(k, c),
+                                             {"concurrency": c})
+                                            for k in keys(results) for c in CONCURRENCIES],
+                                  key, digits)]
 
 
 def pair_rows(results, model, real):

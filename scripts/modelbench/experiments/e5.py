@@ -8,9 +8,10 @@ import re
 
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, nothing, part
+from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, figures, nothing, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.statistics import median
+from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import ratio
 
@@ -237,9 +238,14 @@ def plots(results):
 
 
 def headline(results):
-    return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"estimate": None if value is None else
-                                                       round(value, 3)}
-            for (name, c), value in crossovers(results).items()}
+    """Each crossover (None: not within the sweep), and each server's requests/s at each point."""
+    return [Figure(f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)", KEY, "blocking", "crossover_cost_ms",
+                   value, against=CROSSOVERS[name][2], concurrency=c)
+            for (name, c), value in crossovers(results).items()] + figures(
+        results, [(f"E5 {key} -c {c} cost {u} µs requests/s", base(key, c, u),
+                   {"concurrency": c, "cost_us": u})
+                  for c, costs in sweep(results).items() for key in LINES for u in costs],
+        "requests_per_s", 1)
 
 
 claims = pair_rows = nothing

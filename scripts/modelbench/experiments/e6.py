@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from modelbench.engine.server import TargetError
 from modelbench.engine.plan import Group, Load, Run, Setup
-from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, nothing, part
+from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, figures, nothing, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.tables import fmt, table
@@ -232,7 +232,10 @@ def plots(results):
 
 
 def headline(results):
-    return {}
+    delays, pairs = measured(results)
+    return figures(results, [(f"E6 {m.name} -c {c} rtt {d:g} ms requests/s", base_id(m, c, d),
+                              {"concurrency": c, "rtt_ms": d}) for m, c in pairs for d in delays],
+                   "requests_per_s", 1)
 
 
 claims = pair_rows = nothing

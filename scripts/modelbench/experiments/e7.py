@@ -14,7 +14,7 @@ from modelbench.report import statistics
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import probe
 from modelbench.report.statistics import median
-from modelbench.report.summary import interval_json
+from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import (Claim, at_least, interval_text, judged, needs,
                                         ratio_side)
@@ -293,14 +293,21 @@ def plots(results):
 
 
 def headline(results):
-    out = figures(results, [(f"E7 {k} capacity (req/s)", capacity_base(k))
-                            for k in keys(results)], "requests_per_s", 1)
-    out.update({f"E7 {k} sustained with p99 ≤ {BOUND_MS} ms (req/s)": interval_json(interval, 1)
-                for k in keys(results)
-                if shares(results) and (interval := sustained_interval(results, k))})
+    out = figures(results, [(f"E7 {k} capacity (req/s)", capacity_base(k),
+                             {"concurrency": CAPACITY_C}) for k in keys(results)],
+                  "requests_per_s", 1)
+    out += [Figure(f"E7 {k} sustained with p99 ≤ {BOUND_MS} ms (req/s)", KEY, k,
+                   "sustained_requests_per_s", interval.estimate, interval, digits=1)
+            for k in keys(results)
+            if shares(results) and (interval := sustained_interval(results, k))]
     for key, which in (("p99_ms", "corrected"), ("uncorrected_p99_ms", "uncorrected")):
-        out.update(figures(results, [(f"E7 {k} stall p99 {which} (ms)", paused_base(k))
-                                     for k in keys(results)], key, 1))
+        out += figures(results, [(f"E7 {k} stall p99 {which} (ms)", paused_base(k),
+                                  {"concurrency": STALL_POOL, "share": STALL_SHARE})
+                                 for k in keys(results)], key, 1, metric=f"stall_{key}")
+    for key, what in (("p50_ms", "p50"), ("p99_ms", "p99")):
+        out += figures(results, [(f"E7 {k} at {s} % {what} (ms)", base(k, s / 100),
+                                  {"share": s / 100}) for k in keys(results)
+                                 for s in shares(results)], key, 1)
     return out
 
 

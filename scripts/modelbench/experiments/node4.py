@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import nothing
-from modelbench.report.summary import interval_json
+from modelbench.report.summary import Figure
 from modelbench.report.tables import table
 from modelbench.report.verdicts import interval_text
 
@@ -86,8 +86,9 @@ def section(results):
 
 
 def headline(results):
-    return {f"E1b php ÷ {node} -c 20": interval_json(gap(results, node, 20), 3)
-            for node, _ in NODES if gap(results, node, 20)}
+    return [Figure(f"E1b php ÷ {node} -c 20", e1b.KEY, "php", "requests_per_s_ratio",
+                   interval.estimate, interval, against=node, concurrency=20)
+            for node, _ in NODES if (interval := gap(results, node, 20))]
 
 
 plots = pair_rows = nothing

@@ -9,6 +9,7 @@ import re
 
 from modelbench import systems
 from modelbench.engine import steps
+from modelbench.engine.loads.base import utc_time
 from modelbench.engine.machine import SPEED_CHANGE, speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT
 from modelbench.report import plots
@@ -85,8 +86,11 @@ def environment(results, settings):
     cpu = next((line.split(":", 1)[1].strip() for line in read_text("/proc/cpuinfo").splitlines()
                 if line.startswith("model name")), "?")
     versions = settings.get("versions", {})
+    # The time without its offset, as before settings.json had one: the line says UTC.
+    started = f"{utc_time(settings['started']):%Y-%m-%dT%H:%M:%S}" if settings.get("started") \
+        else "?"
     return "\n".join([
-        f"- run: {settings.get('started', '?')} UTC, size `{settings.get('size', '?')}`, "
+        f"- run: {started} UTC, size `{settings.get('size', '?')}`, "
         f"command `{settings.get('command', '?')}`",
         f"- machine: {results.cores} cores ({cpu}), {platform.system()} {platform.release()}",
         "- systems: " + "; ".join(f"{name}: {text}" for name, text in
