@@ -160,7 +160,7 @@ def ending(directory, claims, settings, failed, plot_errors):
     if claims:
         log(table(["claim", "real systems", "models"],
                   [[c.key, c.real.verdict, c.model.verdict] for c in claims]) + "\n")
-    for name in ("report.md", "summary.json", "results.csv"):
+    for name in ("report.md", "report.html", "summary.json", "results.csv"):
         log(f"== {name}: {os.path.join(directory, name)}")
     plots_ = sorted(f for f in os.listdir(directory) if f.endswith(".png"))
     log(f"== plots: {', '.join(os.path.join(directory, p) for p in plots_) or 'none'}")

@@ -80,7 +80,7 @@ def test_the_start_in_utc_and_the_report_says_it_as_before(tmp_path):
         "2026-12-01T00:00:00+00:00"
     for started in ("2026-12-01T00:00:00", "2026-12-01T00:00:00+00:00",
                     "2026-12-01T01:00:00+01:00"):
-        assert "- run: 2026-12-01T00:00:00 UTC, size `default`" in document.environment(
+        assert "- run: 2026-12-01T00:00:00 UTC, size `default`" in document.section_environment(
             r, {"started": started, "size": "default"})
 
 

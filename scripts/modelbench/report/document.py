@@ -12,11 +12,12 @@ from modelbench.engine import steps
 from modelbench.engine.loads.base import utc_time
 from modelbench.engine.machine import SPEED_CHANGE, speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT
-from modelbench.report import plots
+from modelbench.report import html_page, overview, plots
+from modelbench.report.overview import verdict_cell
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
 from modelbench.report.statistics import LEVEL, SIGN_TEST_MIN, level_text, median
-from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED
+from modelbench.report.verdicts import NOT_REPRODUCED
 
 META_COLUMNS = ["id", "base", "block", "attempt", "experiment", "server", "system", "variant",
                 "calibrated", "server_flags", "rtt_ms", "endpoint", "tool", "concurrency",
@@ -82,7 +83,7 @@ def write_csv(results, path):
                          for run in results.runs.values())
 
 
-def environment(results, settings):
+def section_environment(results, settings):
     cpu = next((line.split(":", 1)[1].strip() for line in read_text("/proc/cpuinfo").splitlines()
                 if line.startswith("model name")), "?")
     versions = settings.get("versions", {})
@@ -90,6 +91,7 @@ def environment(results, settings):
     started = f"{utc_time(settings['started']):%Y-%m-%dT%H:%M:%S}" if settings.get("started") \
         else "?"
     return "\n".join([
+        "## Environment", "",
         f"- run: {started} UTC, size `{settings.get('size', '?')}`, "
         f"command `{settings.get('command', '?')}`",
         f"- machine: {results.cores} cores ({cpu}), {platform.system()} {platform.release()}",
@@ -97,7 +99,7 @@ def environment(results, settings):
                                   versions.get("systems", {}).items()),
         "- tools: " + "; ".join(versions.get("tools", {}).values()),
         "- the load tool, the server and mariadbd share these cores: compare the systems within "
-        "this run, not with the posts' absolute figures.",
+        "this run, not with the posts' absolute figures.", "",
     ])
 
 
@@ -206,13 +208,7 @@ def section_models(results, experiments):
     ] + parts)
 
 
-def verdict_cell(side):
-    """The verdict, and for an inconclusive one whose statistic moved with the host's speed, so."""
-    moved = side.verdict == INCONCLUSIVE and side.speed_note
-    return f"**{side.verdict}**" + (" (depends on the host's speed)" if moved else "")
-
-
-def section_verdicts(claims):
+def section_findings(claims):
     if not claims:
         return ""
     rows = []
@@ -224,7 +220,7 @@ def section_verdicts(claims):
             rows.append([f"{c.claim}. Criterion: {c.criterion}." if name == "real systems"
                          else "〃", name, evidence, verdict_cell(side)])
     return "\n".join([
-        "## Verdicts", "",
+        "## Findings", "",
         "Each claim of the posts, judged for the real systems (php, node) and for the models "
         "(blocking, async) on the interval of its statistic: a figure or a ratio taken within "
         f"each block, its {level_text(LEVEL)} interval (Student's t of the logarithms over "
@@ -235,9 +231,6 @@ def section_verdicts(claims):
         "straddles a bound; where the statistic moved with the host's speed probe over its "
         "blocks (Kendall's tau, p < 0.05) the evidence says so, and an inconclusive verdict "
         "then depends on the host's speed. Each interval gives its level and n.", "",
-        table(["claim", "real systems", "models"],
-              [[c.key, verdict_cell(c.real), verdict_cell(c.model)] for c in claims]), "",
-        "## Findings", "",
         table(["claim and criterion", "for", "evidence in this run", "verdict"], rows), "",
     ])
 
@@ -300,7 +293,8 @@ def cpu_split(results):
 
 
 def write(directory, experiments, settings):
-    """Writes results.csv, the plots and report.md; returns (results, claims, plots not drawn)."""
+    """Writes results.csv, the plots, report.md and report.html; returns (results, claims, plots
+    not drawn). report.md opens with the answer (report.overview), the detail after it."""
     results = Results(directory, load_runs(directory))
     write_csv(results, os.path.join(directory, "results.csv"))
     try:
@@ -308,15 +302,21 @@ def write(directory, experiments, settings):
                                    + [cpu_split(results)])
     except OSError as error:
         plot_errors = [str(error)]
-    claims = [c for e in experiments for c in e.claims(results)]
+    judged = [(e, e.claims(results)) for e in experiments]
+    claims = [c for _, of_one in judged for c in of_one]
+    detail = [e.section(results) for e in experiments]
     sections = ["# modelbench: the posts' experiments, reproduced on this machine", "",
-                environment(results, settings), "", read_text(os.path.join(directory, "remote.md")),
-                section_checks(directory), section_runs(results, settings)]
-    sections += [e.section(results) for e in experiments]
-    sections += [section_models(results, experiments), section_verdicts(claims)]
+                overview.run_line(results, settings, len(steps.read(directory))), "",
+                overview.section_verdicts(claims),
+                overview.section_found(results, [j for j, text in zip(judged, detail) if text]),
+                section_findings(claims)]
+    sections += detail + [section_models(results, experiments)]
     if os.path.exists(os.path.join(directory, "cpu-split.png")):
         sections += ["## CPU split", "", "![cpu-split.png](cpu-split.png)", ""]
-    sections += [section_failures(directory), section_warmups(results), "## Files", "",
+    sections += [read_text(os.path.join(directory, "remote.md")), section_runs(results, settings),
+                 section_checks(directory), section_failures(directory), section_warmups(results),
+                 section_environment(results, settings), "## Files", "",
+                 "`report.html` (this report as one page, the plots in it), "
                  "`summary.json` (the verdicts and headline figures, for programs; its keys: "
                  "docs/results.md), `results.csv` (one row per run, every figure a column), "
                  "`runs/` (one JSON per run), `raw/` (every tool's output, the servers' logs and "
@@ -327,4 +327,5 @@ def write(directory, experiments, settings):
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(sections))
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(text)
+    html_page.write(directory, text)
     return results, claims, plot_errors
