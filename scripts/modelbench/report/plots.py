@@ -41,7 +41,9 @@ class Panel:
     order). marks: (x position, label) vertical lines. stacked: a horizontal bar of stacked lines
     per row, the rows top to bottom, labelled by x's column; its values run along the x axis
     (xlabel). dodge (categories): the distance between the points of neighbouring lines that
-    have an interval, so that their error bars stand side by side."""
+    have an interval, so that their error bars stand side by side. bottom: the margin under the
+    graph in lines of text (0: what it needs): panels side by side with keys below of different
+    heights keep graphs of one height."""
 
     title: str
     x: str
@@ -57,6 +59,7 @@ class Panel:
     dodge: float = 0
     marks: list = field(default_factory=list)
     key: str = "outside right top"
+    bottom: int = 0
 
 
 @dataclass
@@ -111,6 +114,7 @@ def panel_script(panel, data, xs):
     """panel's gnuplot commands; xs: the rows' values of its x column."""
     out = [f"set title {quoted(panel.title)}", f"set xlabel {quoted(panel.xlabel)}",
            f"set ylabel {quoted(panel.ylabel)}", f"set key {panel.key}",
+           f"set bmargin {panel.bottom}" if panel.bottom else "set bmargin",
            "set logscale x" if panel.logx else "unset logscale x",
            "set logscale y" if panel.logy else "unset logscale y",
            "unset arrow", "unset label"]
