@@ -157,6 +157,11 @@ def style(results, key, among=None):
     return color, dash
 
 
+# Each percentile of a response time in every plot: (colour, gnuplot dash type, line width).
+PERCENTILE_LOOK = {"p50": ("#2471a3", 1, 2), "mean": ("#7f8c8d", 3, 1.5), "p99": ("#c0392b", 2, 2),
+                   "p99.9": ("#7d3c98", 4, 1.5), "max": ("#212f3d", 5, 1)}
+
+
 def interval_cells(estimate, interval):
     """A plot's cells of an estimate and the low and the high of its Interval (None where there is
     none), for the columns of interval_line."""
@@ -177,6 +182,12 @@ def interval_columns(column):
 def interval_line(column, title, color, dash=1, **look):
     """A Line of column with its interval's columns (interval_columns)."""
     return Line(column, title, color, dash, low=f"{column}_low", high=f"{column}_high", **look)
+
+
+def percentile_line(column, what, **look):
+    """The interval_line of a percentile (what: a key of PERCENTILE_LOOK), titled what."""
+    color, dash, width = PERCENTILE_LOOK[what]
+    return interval_line(column, what, color, dash, width=width, **look)
 
 
 def run_table(results, heading, bases, rows, labels=None, intro=""):

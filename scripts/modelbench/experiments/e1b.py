@@ -13,8 +13,8 @@ from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (BLOCKS, CLUSTERS, E1_SYSTEMS, SIDES, causes,
                                          cpu_per_request, figures, first_records, interval_cells,
                                          interval_columns, interval_line, keys_with,
-                                         machine_split, ms, not_runnable, part, real_system_of,
-                                         run_table, style, with_interval)
+                                         machine_split, ms, not_runnable, part, percentile_line,
+                                         real_system_of, run_table, style, with_interval)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import Results, client_text
 from modelbench.report.runtable import load_rows, pair_cpu_row, pair_derived_row, pair_row
@@ -58,9 +58,7 @@ POST = {"php": {20: PostFigures(1173, 17, 21), 200: PostFigures(1146, 174, 20)},
         "node": {20: PostFigures(119, 167, 2), 200: PostFigures(114, 1750, 2)}}
 POST_MACHINE = "4 cores, 2011"
 POST_LOOK = dict(style="points", point=12, point_size=2.2, width=2)  # open diamonds
-# The latency panels' percentiles: a colour and a dash each, the mean thin between them.
-LATENCY = (("p50_ms", "p50", "#2471a3", 1, 2), ("mean_ms", "mean", "#7f8c8d", 3, 1.5),
-           ("p99_ms", "p99", "#c0392b", 2, 2))
+LATENCY = (("p50_ms", "p50"), ("mean_ms", "mean"), ("p99_ms", "p99"))  # the latency plot's
 SPECTRUM_C = 200  # the concurrency whose percentiles the spectrum plot draws
 SPECTRUM = f"e1b-percentiles-c{SPECTRUM_C}"
 
@@ -395,10 +393,10 @@ def requests_plot(results, measured, load, x):
 
 def latency_plot(results, measured, load, x):
     """A panel per server: p50, mean and p99 against -c on one log scale, the post's means."""
-    columns = ["c"] + [col for k in measured for key, what, *_ in LATENCY
+    columns = ["c"] + [col for k in measured for _, what in LATENCY
                        for col in interval_columns(f"{k}_{what}")] + \
         [f"post_{real}_mean" for real in POST]
-    rows = [[str(c)] + [cell for k in measured for key, *_ in LATENCY
+    rows = [[str(c)] + [cell for k in measured for key, _ in LATENCY
                         for cell in with_interval(results, base(k, c), key)]
             + post_cells(c, "mean_ms") for c in CONCURRENCIES]
     low, high = log_range([v for row in rows for v in row[1:]])
@@ -406,8 +404,7 @@ def latency_plot(results, measured, load, x):
     down = -(-len(measured) // across)
     panels = []
     for i, k in enumerate(measured):
-        lines = [interval_line(f"{k}_{what}", what, color, dash=dash, width=width)
-                 for _, what, color, dash, width in LATENCY]
+        lines = [percentile_line(f"{k}_{what}", what) for _, what in LATENCY]
         if post_of(results, k):
             lines.append(Line(f"post_{post_of(results, k)}_mean", "the post's mean", "#000000",
                               **POST_LOOK))
