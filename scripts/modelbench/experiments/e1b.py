@@ -408,11 +408,12 @@ def latency_plot(results, measured, load, x):
         if post_of(results, k):
             lines.append(Line(f"post_{post_of(results, k)}_mean", "the post's mean", "#000000",
                               **POST_LOOK))
-        # The axes' labels once, at the left and under the bottom row.
+        # The axes' labels once, at the left and under the bottom of each column; every panel
+        # keeps room for the x label, so that the graphs of a row are as high.
+        bottom_row = i >= len(measured) - across
         panels.append(Panel(results.label(k), lines=lines, logy=True, ymin=low, ymax=high,
-                            ylabel="ms (log scale)" if i % across == 0 else "",
-                            dodge=0.1, key="off", **dict(x, xlabel=x["xlabel"] if i >= len(
-                                measured) - across else "")))
+                            ylabel="ms (log scale)" if i % across == 0 else "", dodge=0.1,
+                            key="off", bottom=3, **dict(x, xlabel=x["xlabel"] * bottom_row)))
     # One key, in a panel with every kind of line.
     keyed = next((p for p in panels if len(p.lines) > len(LATENCY)), panels[0])
     keyed.key = "top left font ',9' samplen 2 spacing 0.9"
