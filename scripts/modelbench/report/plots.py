@@ -40,10 +40,10 @@ class Panel:
     """One graph. x: the x axis' column (with categories: labels, the rows evenly spaced in their
     order). marks: (x position, label) vertical lines. stacked: a horizontal bar of stacked lines
     per row, the rows top to bottom, labelled by x's column; its values run along the x axis
-    (xlabel). dodge (categories): the distance between the points of neighbouring lines that
-    have an interval, so that their error bars stand side by side. bottom: the margin under the
-    graph in lines of text (0: what it needs): panels side by side with keys below of different
-    heights keep graphs of one height."""
+    (xlabel, ymin to ymax). dodge (categories): the distance between the points of neighbouring
+    lines that have an interval, so that their error bars stand side by side. bottom: the margin
+    under the graph in lines of text (0: what it needs): panels side by side with keys below of
+    different heights keep graphs of one height."""
 
     title: str
     x: str
@@ -131,11 +131,11 @@ def panel_script(panel, data, xs):
             if panel.categories else ["set xrange [*:*]", "set xtics autofreq"])
     out += [f"set yrange {axis_range(panel.ymin, panel.ymax)}", "set ytics autofreq",
             "set ytics scale default", "set grid xtics ytics"]
-    with_interval = [line for line in panel.lines if line.low and line.high]
+    spread = [line for line in panel.lines if line.low and line.high]  # those with an interval
     elements = []
     for line in panel.lines:
-        offset = (panel.dodge * (with_interval.index(line) - (len(with_interval) - 1) / 2)
-                  if line in with_interval else 0)
+        offset = (panel.dodge * (spread.index(line) - (len(spread) - 1) / 2)
+                  if line in spread else 0)
         elements += line_elements(panel, line, offset, data)
     out.append("plot " + ", \\\n     ".join(elements))
     return out
@@ -146,11 +146,11 @@ def line_elements(panel, line, offset, data):
     x = f"($0{offset:+g})" if panel.categories else f'"{panel.x}"'
     colour = f"lc rgb '{line.color}'"
     out = []
-    if line.low and line.high:
-        interval = f'\'{data}\' using {x}:"{line.low}":"{line.high}"'
-        out.append(f"{interval} with filledcurves fs transparent solid {BAND_OPACITY} noborder "
-                   f"{colour} notitle" if line.band else
-                   f'\'{data}\' using {x}:"{line.column}":"{line.low}":"{line.high}" with '
+    if line.low and line.high and line.band:
+        out.append(f'\'{data}\' using {x}:"{line.low}":"{line.high}" with filledcurves '
+                   f"fs transparent solid {BAND_OPACITY} noborder {colour} notitle")
+    elif line.low and line.high:
+        out.append(f'\'{data}\' using {x}:"{line.column}":"{line.low}":"{line.high}" with '
                    f"yerrorbars lw 1 pt -1 {colour} notitle")
     look = {"linespoints": f"lw {line.width} dt {line.dash} pt {line.point} ps {line.point_size}",
             "lines": f"lw {line.width} dt {line.dash}",
