@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from modelbench import systems
 from modelbench.engine.plan import Part
+from modelbench.report.plots import Line
 from modelbench.report.runtable import table_notes
 from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, table
@@ -135,21 +136,58 @@ def server_order(results):
 
 
 # A colour per real system and its models: the real one solid, a model dashed, a calibrated dotted.
-PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5d6d7e")
+PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#00a5b5", "#5d6d7e",
+           "#d81b60", "#8d6e63", "#212f3d")
 
 
-def style(results, key):
-    """(colour, gnuplot dash type) of the lines of a server with runs in the plots."""
+def style(results, key, among=None):
+    """(colour, gnuplot dash type) of the lines of a server with runs in the plots; among: the
+    servers a plot draws (default: all), whose real systems share the palette out in order."""
     records = first_records(results)
 
     def family(k):
-        _, real_name, cluster = real_system_of(records.get(k, {}))
-        return real_name or k, cluster
-    families = list(dict.fromkeys(family(k) for k in server_order(results)))
+        # A real server is its own (node4-native beside node4), with its cluster variant.
+        system, real_name, cluster = real_system_of(records.get(k, {}))
+        own = system is not None and system.real
+        return (k.removesuffix("-cluster") if own else real_name or k), cluster
+    families = list(dict.fromkeys(family(k) for k in among or server_order(results)))
     system = real_system_of(records[key])[0]
     color = PALETTE[families.index(family(key)) % len(PALETTE)]
     dash = 1 if system is not None and system.real else 3 if records[key].get("calibrated") else 2
     return color, dash
+
+
+# Each percentile of a response time in every plot: (colour, gnuplot dash type, line width).
+PERCENTILE_LOOK = {"p50": ("#2471a3", 1, 2), "mean": ("#7f8c8d", 3, 1.5), "p99": ("#c0392b", 2, 2),
+                   "p99.9": ("#7d3c98", 4, 1.5), "max": ("#212f3d", 5, 1)}
+
+
+def interval_cells(estimate, interval):
+    """A plot's cells of an estimate and the low and the high of its Interval (None where there is
+    none), for the columns of interval_line."""
+    bounded = interval is not None and interval.bounded
+    return [estimate, *((interval.low, interval.high) if bounded else (None, None))]
+
+
+def with_interval(results, base, key):
+    """interval_cells of a figure's median over base's blocks and its Interval."""
+    return interval_cells(results.figure(base, key), results.interval(base, key))
+
+
+def interval_columns(column):
+    """The columns of a line drawn with its interval (with_interval's cells)."""
+    return [column, f"{column}_low", f"{column}_high"]
+
+
+def interval_line(column, title, color, dash=1, **look):
+    """A Line of column with its interval's columns (interval_columns)."""
+    return Line(column, title, color, dash, low=f"{column}_low", high=f"{column}_high", **look)
+
+
+def percentile_line(column, what, **look):
+    """The interval_line of a percentile (what: a key of PERCENTILE_LOOK), titled what."""
+    color, dash, width = PERCENTILE_LOOK[what]
+    return interval_line(column, what, color, dash, width=width, **look)
 
 
 def run_table(results, heading, bases, rows, labels=None, intro=""):

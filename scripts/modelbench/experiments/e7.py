@@ -9,7 +9,8 @@ from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.engine.loads.paused import PAUSE_S
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (E1_SYSTEMS, NO_FAILURES, NO_MORE, SIDES, SWEEP_BLOCKS,
-                                         figures, keys_with, ms, nothing, part, style)
+                                         figures, interval_columns, keys_with, ms, nothing, part,
+                                         percentile_line, with_interval)
 from modelbench.report import statistics
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import probe
@@ -272,15 +273,15 @@ def plots(results):
                                              for s in shares(results))]
     if not keys_:
         return []
-    what = (("p50_ms", "p50", 1, 1), ("p99_ms", "p99", 1, 2.5), ("p99_9_ms", "p99.9", 2, 1.5),
-            ("max_ms", "max", 3, 1))
-    columns = ["share", "bound"] + [f"{k}_{label}" for k in keys_ for _, label, _, _ in what]
-    rows = [[s, BOUND_MS] + [results.figure(base(k, s / 100), key) for k in keys_
-                             for key, *_ in what] for s in shares(results)]
+    what = (("p50_ms", "p50"), ("p99_ms", "p99"), ("p99_9_ms", "p99.9"), ("max_ms", "max"))
+    columns = ["share", "bound"] + [column for k in keys_ for _, label in what
+                                    for column in interval_columns(f"{k}_{label}")]
+    rows = [[s, BOUND_MS] + [cell for k in keys_ for key, *_ in what
+                             for cell in with_interval(results, base(k, s / 100), key)]
+            for s in shares(results)]
     panels = []
     for k in keys_:
-        color, _ = style(results, k)
-        lines = [Line(f"{k}_{label}", label, color, dash, width) for _, label, dash, width in what]
+        lines = [percentile_line(f"{k}_{label}", label, band=True) for _, label in what]
         lines.append(Line("bound", f"{BOUND_MS} ms", "#555555", 3, 1, point=0))
         panels.append(Panel(results.label(k), "share", lines, xlabel="offered, % of capacity",
                             ylabel="latency, ms (log scale)", logy=True, ymin=None,
@@ -288,7 +289,8 @@ def plots(results):
     columns_n = min(3, len(panels))
     rows_n = -(-len(panels) // columns_n)
     return [Plot("e7-latency", columns, rows, panels,
-                 title="E7: /html latency from the planned send against offered load",
+                 title="E7: /html latency from the planned send against offered load: the "
+                       "medians over the blocks, the bands their 95 % intervals",
                  layout=(rows_n, columns_n), size=(420 * columns_n, 360 * rows_n + 40))]
 
 

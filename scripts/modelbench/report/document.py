@@ -279,7 +279,9 @@ def cpu_split(results):
                 busy > heaviest.get(key, (None, -1))[1]:
             heaviest[key] = (base, busy)
     rows = []
-    for (experiment, server), (base, busy) in heaviest.items():
+    # By experiment, then by name: a run's row is where a reader looks for it.
+    for (experiment, server), (base, busy) in sorted(
+            heaviest.items(), key=lambda item: (item[0][0] or "", results.label(item[0][1]))):
         parts = [results.figure(base, f"{who}_cpu_pct_machine") or 0.0
                  for who in ("server", "db", "client")]
         rows.append([f"{experiment} {results.label(server)}", *parts, max(0.0, busy - sum(parts))])
@@ -288,8 +290,9 @@ def cpu_split(results):
         ("client", "load tool", "#7d3c98"), ("other", "other", "#aab7b8"))]
     return plots.Plot("cpu-split", ["run", "server", "db", "client", "other"], rows,
                       [plots.Panel("CPU during the heaviest run of each experiment and server "
-                                   "(% of the machine)", "run", lines, ylabel="% of all cores",
-                                   stacked=True)], size=(1100, 560))
+                                   "(% of the machine)", "run", lines, xlabel="% of all cores",
+                                   stacked=True, key="below horizontal")],
+                      size=(900, 120 + 18 * len(rows)))
 
 
 def write(directory, experiments, settings):
