@@ -12,7 +12,7 @@ import functools
 import os
 import random
 
-from modelbench import checks, experiments, remote, systems, verb
+from modelbench import checks, experiments, reference, remote, systems, verb
 from modelbench.checkout import Checkout
 from modelbench.engine import machine, plan, steps
 from modelbench.engine.engine import Engine, estimate_plan_s
@@ -75,11 +75,16 @@ def add_arguments(parser):
     parser.add_argument("--list", action="store_true",
                         help="print the plan (experiments, runs, an estimate of minutes) and "
                         "run nothing")
-    parser.add_argument("--compare", nargs=2, metavar=("DIR_A", "DIR_B"),
-                        help="compare two runs' summary.json: which verdicts changed, each "
+    parser.add_argument("--compare", nargs="+", metavar=("DIR", "DIR_B"),
+                        help="compare two runs' summary.json, DIR_B against DIR (one run: it "
+                        "against the reference run of its size in docs/reference/, the default "
+                        "one where none of its size is there): which verdicts changed, each "
                         "headline figure's ratio; runs nothing")
     parser.add_argument("--report", metavar="DIR",
                         help="rewrite the report, summary.json and plots of an earlier run")
+    parser.add_argument("--readme", metavar="DIR",
+                        help="rewrite README.md's section on the results of a run from the "
+                        "reference run in DIR (docs/reference/default); runs nothing")
 
 
 def selected(args, parser):
@@ -190,13 +195,32 @@ def write_report(directory, chosen, settings):
     return claims, settings, failed, plot_errors
 
 
+def compare(directories, parser):
+    """Prints the comparison of two runs, or of one with the reference of its size."""
+    if len(directories) > 2:
+        parser.error("--compare takes one run or two")
+    try:
+        runs = [summary.load(d) for d in directories]
+        if len(directories) == 1:
+            directories = [reference.directory(runs[0]["run"].get("size")), *directories]
+            runs.insert(0, summary.load(directories[0]))
+    except (OSError, ValueError) as error:
+        parser.error(f"--compare: {error}")
+    log(summary.compare(*runs, *directories)[0])
+    return 0
+
+
 def run(args, parser):
     if args.compare:
+        return compare(args.compare, parser)
+    if args.readme:
         try:
-            a, b = (summary.load(d) for d in args.compare)
-        except (OSError, ValueError) as error:
-            parser.error(f"--compare: {error}")
-        log(summary.compare(a, b, *args.compare)[0])
+            changed = reference.rewrite(args.readme)
+        except (OSError, ValueError, reference.ReadmeError) as error:
+            parser.error(f"--readme: {error}")
+        log(f"{reference.README}: " + ("its section rewritten from" if changed else
+                                       "its section already what it is of") +
+            f" {os.path.join(args.readme, 'summary.json')}")
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:

@@ -58,6 +58,15 @@ def gap(results, node, c):
     return results.ratio([e1b.base("php", c), e1b.base(node, c)], "requests_per_s")
 
 
+def explained(today, post):
+    """The share of the way from today's gap at -c 20 (php ÷ node) to the post's, on a log scale,
+    that the post's runtime and driver (php ÷ node4) explain; None when today's is not below the
+    post's. README's section from a summary.json (modelbench.reference) says it too."""
+    if POST_GAP[20] <= today:
+        return None
+    return math.log(post / today) / math.log(POST_GAP[20] / today)
+
+
 def section(results):
     if not measured(results):
         return ""
@@ -67,13 +76,11 @@ def section(results):
              [f"×{POST_GAP[c]:.1f}" for c in e1b.CONCURRENCIES[1:]]]
     today, post = gap(results, TODAY, 20), gap(results, POST, 20)
     share = ""
-    if today and post and POST_GAP[20] > today.estimate:
-        explained = math.log(post.estimate / today.estimate) / math.log(POST_GAP[20] /
-                                                                         today.estimate)
+    if today and post and (part := explained(today.estimate, post.estimate)) is not None:
         share = (f" At -c 20 today's Node.js leaves Apache+PHP ×{today.estimate:.2f} ahead, the "
                  f"post's runtime and driver ×{post.estimate:.2f}: of the way from today's gap to "
                  f"the post's ×{POST_GAP[20]:.1f} (on a log scale) they explain "
-                 f"{100 * explained:.0f} %; the rest is not the runtime or the driver.")
+                 f"{100 * part:.0f} %; the rest is not the runtime or the driver.")
     return "\n".join([
         f"## {TITLE}", "",
         "E1b's requests/s of Apache+PHP over each Node.js, within each block (95 % interval): "
