@@ -145,7 +145,7 @@ def section(reference, root=ROOT):
             f"{machine['memory_gib']} GiB, Linux {machine['kernel']}), "
             f"{run['run']['runs']} runs in {run['run']['run_s'] / 60:.1f} minutes. Every figure "
             "below is read from its `summary.json`; `scripts/reproduce.sh --compare DIR` compares "
-            "a run of yours with it."), "",
+            "a run of yours with it ([docs/results.md](docs/results.md#the-reference-runs))."), "",
         paragraph(
             "E1b's servers were up together, the models in one part and the real systems with "
             "the calibrated models in another, each block running every server of its part at "
