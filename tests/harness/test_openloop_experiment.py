@@ -13,7 +13,7 @@ from modelbench.report.verdicts import NOT_REPRODUCED, REPRODUCED
 
 def sweep_run(p99_ms, rate, lost=0):
     return {"p99_ms": p99_ms, "rate_asked": rate, "failed": lost, "non2xx": 0, "not_sent": 0,
-            "complete": round(5 * rate) - lost, "p50_ms": p99_ms / 4, "p99_9_ms": p99_ms * 2,
+            "complete": round(5 * rate) - lost, "requests_per_s": rate, "p50_ms": p99_ms / 4, "p99_9_ms": p99_ms * 2,
             "max_ms": p99_ms * 3}
 
 
@@ -63,6 +63,10 @@ def test_sustained_is_the_highest_share_held_with_every_one_below():
     lossy = sweep("php", 1000, [CALM])
     lossy[2]["figures"]["failed"] = 2  # 10 %: 500 requests, 2 lost
     assert e7.sustained(results(*lossy), "php", 1) == 0.0
+    # A share whose answers fell behind its rate is not held, whatever its p99.
+    behind = sweep("php", 1000, [CALM])
+    behind[5]["figures"]["requests_per_s"] = 0.9 * behind[5]["figures"]["rate_asked"]  # 70 %
+    assert e7.sustained(results(*behind), "php", 1) == 500.0
     assert e7.knee(r, "php") == 90 and e7.knee(results(*sweep("node", 1000, [STEEP])),
                                                 "node") == 50
 
