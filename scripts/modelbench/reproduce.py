@@ -30,7 +30,7 @@ from modelbench.systems.base import first_line
 # (not the load average: it counts tasks that a CPU quota throttles as runnable).
 QUIET_WAIT_S = 300
 # The minutes of runs after which no blocks are added for undecided comparisons (0: none added).
-MINUTES = {"smoke": 0, "default": 10, "standard": 60, "full": 0}
+MINUTES = {"smoke": 0, "default": 10, "standard": 75, "full": 0}
 # Without one of these: the posts' experiments in about 10 minutes of runs.
 SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the machinery",
              "standard": "every experiment, longer runs (E5, E6 too)",
@@ -61,7 +61,7 @@ def add_arguments(parser):
                         "size)")
     parser.add_argument("--minutes", type=float, metavar="M",
                         help="the minutes of runs after which no blocks are added for the "
-                        "comparisons still undecided (default: 10, 60 with --standard; 0: none "
+                        "comparisons still undecided (default: 10, 75 with --standard; 0: none "
                         "added)")
     parser.add_argument("--seed", type=int, metavar="N",
                         help="the seed of the blocks' order (default: drawn, kept in "

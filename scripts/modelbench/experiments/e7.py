@@ -9,8 +9,8 @@ from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.engine.loads.paused import PAUSE_S
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (E1_SYSTEMS, NO_FAILURES, NO_MORE, SIDES, SWEEP_BLOCKS,
-                                         figures, interval_columns, keys_with, ms, nothing, part,
-                                         percentile_line, with_interval)
+                                         PERCENTILE_LOOK, figures, interval_columns, keys_with, ms,
+                                         nothing, part, percentile_line, with_interval)
 from modelbench.report import statistics
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import probe
@@ -276,7 +276,9 @@ def claims(results):
 
 
 def plots(results):
-    """A panel per system: the percentiles against the offered share, the bound drawn."""
+    """A panel per system on one scale: the percentiles against the offered share, the bound
+    drawn; p99's 95 % interval as a band (the others' would cover each other: three blocks give
+    wide intervals on a log scale)."""
     keys_ = [k for k in keys(results) if any(results.ok(base(k, s / 100))
                                              for s in shares(results))]
     if not keys_:
@@ -287,18 +289,21 @@ def plots(results):
     rows = [[s, BOUND_MS] + [cell for k in keys_ for key, *_ in what
                              for cell in with_interval(results, base(k, s / 100), key)]
             for s in shares(results)]
+    medians = [v for row in rows for v in row[2::3] if v]
     panels = []
     for k in keys_:
-        lines = [percentile_line(f"{k}_{label}", label, band=True) for _, label in what]
+        lines = [percentile_line(f"{k}_{label}", label, band=True) if label == "p99" else
+                 Line(f"{k}_{label}", label, *PERCENTILE_LOOK[label]) for _, label in what]
         lines.append(Line("bound", f"{BOUND_MS} ms", "#555555", 3, 1, point=0))
         panels.append(Panel(results.label(k), "share", lines, xlabel="offered, % of capacity",
-                            ylabel="latency, ms (log scale)", logy=True, ymin=None,
-                            key="top left"))
+                            ylabel="latency, ms (log scale)", logy=True,
+                            ymin=min(medians) / 2 if medians else None,
+                            ymax=max(medians) * 2 if medians else None, key="top left"))
     columns_n = min(3, len(panels))
     rows_n = -(-len(panels) // columns_n)
     return [Plot("e7-latency", columns, rows, panels,
                  title="E7: /html latency from the planned send against offered load: the "
-                       "medians over the blocks, the bands their 95 % intervals",
+                       "medians over the blocks, the band p99's 95 % interval",
                  layout=(rows_n, columns_n), size=(420 * columns_n, 360 * rows_n + 40))]
 
 
