@@ -13,8 +13,8 @@ from modelbench.report.verdicts import NOT_REPRODUCED, REPRODUCED
 
 def sweep_run(p99_ms, rate, lost=0):
     return {"p99_ms": p99_ms, "rate_asked": rate, "failed": lost, "non2xx": 0, "not_sent": 0,
-            "complete": round(5 * rate) - lost, "requests_per_s": rate, "p50_ms": p99_ms / 4, "p99_9_ms": p99_ms * 2,
-            "max_ms": p99_ms * 3}
+            "complete": round(5 * rate) - lost, "requests_per_s": rate, "p50_ms": p99_ms / 4,
+            "p99_9_ms": p99_ms * 2, "max_ms": p99_ms * 3}
 
 
 def sweep(key, capacity, p99s_per_block):
