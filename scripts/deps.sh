@@ -10,15 +10,17 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 declare -A group=(
-    [base]="python3 python3-psutil python3-scipy"  # the harness
+    # the harness (python3-markdown: report.html)
+    [base]="python3 python3-psutil python3-scipy python3-markdown"
     # the C++ toolchain and libraries of the two servers
     [build]="g++ cmake make pkg-config libboost-dev libboost-program-options-dev default-libmysqlclient-dev nlohmann-json3-dev libgtest-dev"
     [db]="mariadb-server mariadb-client"  # the private instance
     # the load and test clients, gnuplot for the plots, /proc tools
     [tools]="apache2-utils siege wrk curl gnuplot-nox procps iproute2"
     [stress]="slowhttptest"  # scripts/stress.sh
-    # pytest, clang's fuzzer and sanitizer runtimes, clang-format (scripts/test.sh)
-    [test]="python3-pytest clang libclang-rt-14-dev clang-format"
+    # pytest, clang's fuzzer and sanitizer runtimes, clang-format, chromium to render report.html
+    # (scripts/test.sh)
+    [test]="python3-pytest clang libclang-rt-14-dev clang-format chromium"
     [profile]="valgrind linux-perf"  # callgrind and perf (scripts/profile.sh)
     [php]="apache2 libapache2-mod-php php-mysql"  # the real Apache+PHP (prefork, mod_php, mysqli)
     [apache]="apache2"  # Apache alone, for Apache with PHP-FPM

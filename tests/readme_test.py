@@ -3,7 +3,8 @@
 The commands are the `$ ` lines of its console blocks and the inline code that starts with
 `scripts/` or `ctest`. Quick forms: `scripts/serve.sh NAME ...` runs `scripts/serve.sh NAME
 --help` (NAME's own help, after preparing what NAME needs); `scripts/reproduce.sh FLAGS` runs with
-`--list` added (`--compare` on two recorded summaries); `scripts/test.sh FLAGS`, `bench.sh`,
+`--list` added (`--compare` on two recorded summaries, or one against the reference run as README
+shows it; `--readme`: its `--help`); `scripts/test.sh FLAGS`, `bench.sh`,
 `stress.sh` and `profile.sh` run `--help`, and every flag README gives them must be in it; `ctest
 ARGS` runs with `-N` and must list a test. Every `--flag` that README's text gives reproduce.sh
 (the paragraph that names it) must be in reproduce.sh's `--help`.
@@ -65,9 +66,11 @@ def quick(source, build, argv):
         return [program, args[0], "--help"], ["--listen"]
     if program == "scripts/reproduce.sh":
         if "--compare" in args:
-            return [program, "--compare", *recorded_runs(source, os.path.join(build, "Testing",
-                                                                               "readme"))], \
-                ["Verdicts:"]
+            # One run given: one recorded run against the reference run (docs/reference/).
+            runs = recorded_runs(source, os.path.join(build, "Testing", "readme"))
+            return [program, "--compare", *runs[:1 if len(args) == 2 else 2]], ["Verdicts:"]
+        if "--readme" in args:  # it rewrites README: tests/harness/test_reference.py runs it
+            return [program, "--help"], ["--readme"]
         return [program, *args, "--list"], ["minutes of runs"]
     if program in HELP_ONLY:
         return [program, "--help"], args

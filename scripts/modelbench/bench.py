@@ -379,7 +379,7 @@ def write_report(directory, settings):
         writer.writeheader()
         writer.writerows({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
                          for row in rows.values())
-    failures = len(steps.read(directory, steps.FAILED))
+    failures = len(steps.read(directory))
     report = render(rows, settings, failures, results)
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(report)

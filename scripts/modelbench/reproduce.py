@@ -12,7 +12,7 @@ import functools
 import os
 import random
 
-from modelbench import checks, experiments, remote, systems, verb
+from modelbench import checks, experiments, reference, remote, systems, verb
 from modelbench.checkout import Checkout
 from modelbench.engine import machine, plan, steps
 from modelbench.engine.engine import Engine, estimate_plan_s
@@ -30,7 +30,7 @@ from modelbench.systems.base import first_line
 # (not the load average: it counts tasks that a CPU quota throttles as runnable).
 QUIET_WAIT_S = 300
 # The minutes of runs after which no blocks are added for undecided comparisons (0: none added).
-MINUTES = {"smoke": 0, "default": 10, "standard": 60, "full": 0}
+MINUTES = {"smoke": 0, "default": 10, "standard": 75, "full": 0}
 # Without one of these: the posts' experiments in about 10 minutes of runs.
 SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the machinery",
              "standard": "every experiment, longer runs (E5, E6 too)",
@@ -61,7 +61,7 @@ def add_arguments(parser):
                         "size)")
     parser.add_argument("--minutes", type=float, metavar="M",
                         help="the minutes of runs after which no blocks are added for the "
-                        "comparisons still undecided (default: 10, 60 with --standard; 0: none "
+                        "comparisons still undecided (default: 10, 75 with --standard; 0: none "
                         "added)")
     parser.add_argument("--seed", type=int, metavar="N",
                         help="the seed of the blocks' order (default: drawn, kept in "
@@ -75,11 +75,16 @@ def add_arguments(parser):
     parser.add_argument("--list", action="store_true",
                         help="print the plan (experiments, runs, an estimate of minutes) and "
                         "run nothing")
-    parser.add_argument("--compare", nargs=2, metavar=("DIR_A", "DIR_B"),
-                        help="compare two runs' summary.json: which verdicts changed, each "
+    parser.add_argument("--compare", nargs="+", metavar=("DIR", "DIR_B"),
+                        help="compare two runs' summary.json, DIR_B against DIR (one run: it "
+                        "against the reference run of its size in docs/reference/, the default "
+                        "one where none of its size is there): which verdicts changed, each "
                         "headline figure's ratio; runs nothing")
     parser.add_argument("--report", metavar="DIR",
                         help="rewrite the report, summary.json and plots of an earlier run")
+    parser.add_argument("--readme", metavar="DIR",
+                        help="rewrite README.md's section on the results of a run from the "
+                        "reference run in DIR (docs/reference/default); runs nothing")
 
 
 def selected(args, parser):
@@ -160,7 +165,7 @@ def ending(directory, claims, settings, failed, plot_errors):
     if claims:
         log(table(["claim", "real systems", "models"],
                   [[c.key, c.real.verdict, c.model.verdict] for c in claims]) + "\n")
-    for name in ("report.md", "summary.json", "results.csv"):
+    for name in ("report.md", "report.html", "summary.json", "results.csv"):
         log(f"== {name}: {os.path.join(directory, name)}")
     plots_ = sorted(f for f in os.listdir(directory) if f.endswith(".png"))
     log(f"== plots: {', '.join(os.path.join(directory, p) for p in plots_) or 'none'}")
@@ -185,18 +190,37 @@ def write_report(directory, chosen, settings):
     results, claims, plot_errors = document.write(directory, chosen, settings)
     if costs := calibration.choices(results):  # for readers: the report's table holds them too
         document.write_json(os.path.join(directory, "calibration.json"), costs)
-    failed = steps.read(directory, steps.FAILED)
+    failed = steps.read(directory)
     summary.write(directory, settings, claims, chosen, results, len(failed))
     return claims, settings, failed, plot_errors
 
 
+def compare(directories, parser):
+    """Prints the comparison of two runs, or of one with the reference of its size."""
+    if len(directories) > 2:
+        parser.error("--compare takes one run or two")
+    try:
+        runs = [summary.load(d) for d in directories]
+        if len(directories) == 1:
+            directories = [reference.directory(runs[0]["run"].get("size")), *directories]
+            runs.insert(0, summary.load(directories[0]))
+    except (OSError, ValueError) as error:
+        parser.error(f"--compare: {error}")
+    log(summary.compare(*runs, *directories)[0])
+    return 0
+
+
 def run(args, parser):
     if args.compare:
+        return compare(args.compare, parser)
+    if args.readme:
         try:
-            a, b = (summary.load(d) for d in args.compare)
-        except (OSError, ValueError) as error:
-            parser.error(f"--compare: {error}")
-        log(summary.compare(a, b, *args.compare)[0])
+            changed = reference.rewrite(args.readme)
+        except (OSError, ValueError, reference.ReadmeError) as error:
+            parser.error(f"--readme: {error}")
+        log(f"{reference.README}: " + ("its section rewritten from" if changed else
+                                       "its section already what it is of") +
+            f" {os.path.join(args.readme, 'summary.json')}")
         return 0
     chosen, names, targets = selected(args, parser)
     if args.report:
@@ -247,7 +271,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     smoke = args.size == "smoke"
     warmup_max_s = 1 if smoke else WARMUP_MAX_S
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10 ** 6)
-    settings = {"started": f"{utc_now():%Y-%m-%dT%H:%M:%S}", "size": args.size,
+    settings = {"started": utc_now().isoformat(timespec="seconds"), "size": args.size,
                 "command": verb.command("reproduce"), "build_dir": checkout.build_dir,
                 "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,

@@ -29,28 +29,34 @@ def add_arguments(parser):
                         help="the server's own flags, e.g. --listen 0.0.0.0:8082 or --workers 0")
 
 
-def commands(system, url, siegerc):
-    """The lines to paste for every endpoint the system has."""
-    siege = f"siege -R {shlex.quote(siegerc)}"
-    wrk = "wrk -t 2 -c"
+def commands(system, url, checkout):
+    """The lines to paste for every endpoint the system has, with the harness's flags."""
+    siege = f"siege -R {shlex.quote(checkout.script('siegerc'))}"
+    wrk = f"wrk -s {shlex.quote(checkout.script('wrk-summary.lua'))} -t 2 -c"
     blocks = {
         "/html": ("E1b /html: two queries, both tables rendered (31.8 KiB)",
-                  [f"ab -c 1 -n 500 {url}/html", f"ab -c 20 -n 2000 {url}/html",
-                   f"ab -c 200 -n 20000 {url}/html", f"{wrk} 20 -d 10s {url}/html",
+                  [f"ab -r -c 1 -n 500 {url}/html", f"ab -r -c 20 -n 2000 {url}/html",
+                   f"ab -r -c 200 -n 20000 {url}/html", f"{wrk} 20 -d 10s {url}/html",
                    f"{siege} -c 200 -d 1 -t 60S {url}/html"]),
         "/json": ("E4 /json: the orders table as JSON (14 KB)",
-                  [f"ab -c 200 -n 20000 {url}/json", f"{siege} -c 500 -d 1 -t 60S {url}/json"]),
+                  [f"ab -r -c 200 -n 20000 {url}/json",
+                   f"{siege} -c 500 -d 1 -t 60S {url}/json"]),
         "/hello": ("E2 /hello: 16 bytes",
-                   [f"ab -c 200 -n 100000 {url}/hello", f"ab -k -c 100 -n 100000 {url}/hello",
-                    f"{wrk} 100 -d 10s {url}/hello"]),
+                   [f"ab -r -c 200 -n 100000 {url}/hello",
+                    f"ab -r -k -c 100 -n 100000 {url}/hello", f"{wrk} 100 -d 10s {url}/hello"]),
         "/factorial": ("E3 /factorial: n! for a random n in 10..40 (-l: accept its varying "
-                       "length)", [f"ab -n 1000 -c 5 {url}/factorial",
-                                   f"ab -l -n 1000 -c 5 {url}/factorial"]),
+                       "length)", [f"ab -r -n 1000 -c 5 {url}/factorial",
+                                   f"ab -r -l -n 1000 -c 5 {url}/factorial"]),
         "/tasks": ("E4 /tasks: the deferred task; watch this terminal for the task lines",
-                   [f"ab -c 10 -n 10 '{url}/tasks?delay_ms=2000'"]),
+                   [f"ab -r -c 10 -n 10 '{url}/tasks?delay_ms=2000'"]),
     }
     text = [f"\n{system.name} ({system.title}) ready at {url}/  (Ctrl-C stops it). From another "
-            "terminal:"]
+            "terminal:", "",
+            "# The harness's tools and flags (ab -r: a socket error does not end the run; wrk's",
+            "# script prints its figures as one line of JSON, WRK_SUMMARY). What a pasted line",
+            "# lacks: the harness warms the server up first, runs it in blocks beside the other",
+            "# systems, samples the server's and mariadbd's CPU, and reads ab's percentiles",
+            "# (-e); see docs/experiments.md, \"How every run is made\"."]
     for endpoint in system.endpoints:
         title, lines = blocks[endpoint]
         text += ["", f"# {title}", *lines]
@@ -103,7 +109,7 @@ def run(args, parser):
     # too (one process group), SIGTERM may come to this process alone.
     target = server.start(system.name, command, echo=True)
     try:
-        print(commands(system, target.base_url, checkout.script("siegerc")), flush=True)
+        print(commands(system, target.base_url, checkout), flush=True)
         print(exposure(system, target), flush=True)
         return target.process.wait()
     except KeyboardInterrupt:

@@ -5,7 +5,7 @@ import math
 import pytest
 from crafted import blocks, record, results
 
-from modelbench.engine.engine import FlagsUnavailable
+from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.experiments import calibration, e1b, e5, e6
 from modelbench.experiments.base import Context
 
@@ -35,7 +35,7 @@ def test_the_cost_is_the_median_of_what_the_model_lacks_before_it_runs():
 
 
 def test_no_cost_without_the_runs_to_take_it_from():
-    with pytest.raises(FlagsUnavailable):
+    with pytest.raises(EarlierRunsMissing):
         e1b.run_flags(Context("smoke", []).server("async", calibrated=True))([])
     calibrated = record("e1b-async-cal-c1", 3, "async", cpu(0.8), calibrated=True)
     assert calibration.choices(results(calibrated)) == {}

@@ -100,7 +100,7 @@ class Gets(Generator):
 
 EXPERIMENT = '''
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import figures, part
+from modelbench.experiments.base import concurrency_point, figures, part
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import Claim, at_least, judged, needs
@@ -144,7 +144,9 @@ def plots(results):
 
 
 def headline(results):
-    return figures(results, [("X1 throwaway requests/s", "x1-throwaway")], "requests_per_s", 1)
+    return figures(results, [("X1 throwaway requests/s", "x1-throwaway",
+                              concurrency_point(results, "x1-throwaway"))],
+                   "requests_per_s", 1)
 
 
 def pair_rows(results, model, real):
@@ -205,7 +207,8 @@ def test_run_through_the_engine(throwaway, tmp_path, capsys):
     # One smoke block: an estimate, no interval; inconclusive.
     assert claim["real"]["statistic"]["estimate"] > 0 and claim["real"]["statistic"]["n"] == 1
     assert claim["real"]["verdict"] == "inconclusive"
-    assert summary["headline"]["X1 throwaway requests/s"]["estimate"] > 0
+    figure, = summary["headline"]
+    assert figure["name"] == "X1 throwaway requests/s" and figure["value"] > 0
     assert summary["versions"]["systems"]["throwaway"] == "throwaway 1.0"
     assert "x1-throwaway-b1" in (results / "results.csv").read_text()
     assert os.path.getsize(results / "x1-rate.png") > 0

@@ -60,16 +60,16 @@ def test_ready_derives_what_to_prepare_from_the_plan(monkeypatch):
     assert {"build", "db", "php"} <= needs and asked[0][2] == []
 
 
-def test_steps_count_failures_not_the_not_runnable(tmp_path):
+def test_steps_keep_failures_in_order(tmp_path):
     directory = str(tmp_path)
-    assert steps.read(directory) == [] and steps.read(directory, steps.FAILED) == []
+    assert steps.read(directory) == []
     steps.add(directory)
     assert steps.read(directory) == []
     steps.add(directory, steps.Step("a-b1", steps.FAILED, "ab failed", "raw/a-b1.*"))
-    steps.add(directory, steps.Step("b-b1", steps.NOT_RUNNABLE, "no Node.js"))
     steps.add(directory, steps.Step("a-b2", steps.FAILED, "the server exited with status 1"))
-    assert [s.id for s in steps.read(directory, steps.FAILED)] == ["a-b1", "a-b2"]
-    assert steps.read(directory)[1] == steps.Step("b-b1", steps.NOT_RUNNABLE, "no Node.js", "")
+    assert [s.id for s in steps.read(directory)] == ["a-b1", "a-b2"]
+    assert steps.read(directory)[1] == steps.Step("a-b2", steps.FAILED,
+                                                  "the server exited with status 1", "")
 
 
 def test_bench_counts_a_failed_stop_that_has_no_record(tmp_path):

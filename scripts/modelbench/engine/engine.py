@@ -5,7 +5,7 @@ import contextlib
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from modelbench.engine import blocks, machine, plan, server, steps, warmup
@@ -18,8 +18,9 @@ LEAD_FORK_S = 0.5
 START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
 
 
-class FlagsUnavailable(Exception):
-    """A run's flags depend on earlier runs that did not give them (the calibrated cost)."""
+class EarlierRunsMissing(Exception):
+    """A run's flags or rate depend on earlier runs that did not give them (the calibrated cost,
+    the capacity an offered load is a share of)."""
 
 
 def estimate_s(run, first=False):
@@ -123,11 +124,10 @@ class Engine:
         self.held = {}  # server_key(group) -> Held: the servers up now
         self.references = {}  # base -> warmup.Slice of its last measured run
 
-    def fail(self, run_id, cause, log_path="", optional=False):
-        """A failure in steps.tsv; optional: a system that may not run here (fails nothing)."""
-        steps.add(self.directory, steps.Step(run_id, steps.NOT_RUNNABLE if optional else
-                                             steps.FAILED, cause, log_path))
-        self.log(f"    {'NOT RUNNABLE HERE' if optional else 'FAILED'}: {cause}"
+    def fail(self, run_id, cause, log_path=""):
+        """A failure in steps.tsv."""
+        steps.add(self.directory, steps.Step(run_id, steps.FAILED, cause, log_path))
+        self.log(f"    FAILED: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
     def run(self, parts, undecided=blocks.no_comparisons, budget_s=0.0):
@@ -135,13 +135,11 @@ class Engine:
         progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         groups = {run.base: group for part in parts for group in part.groups for run in group.runs}
         last_part = {server_key(group): i for i, part in enumerate(parts) for group in part.groups}
-        measured, not_runnable = set(), set()
+        measured = set()
 
         def measure(part, number, run):
             first = run.base not in measured
             measured.add(run.base)
-            if run.base in not_runnable:
-                return None  # a system that cannot run here: said once, in its first block
             group = groups[run.base]
             held = self.held.get(server_key(group))
             if held is None:
@@ -152,10 +150,7 @@ class Engine:
             progress.step(f"{run.title} (block {number}/{part.blocks}"
                           f"{'' if planned else ', more'})", estimate_s(run, first), planned)
             held.last_run = f"{run.base}-b{number}"
-            record = self._run(run, number, held)
-            if run.optional and record.get("status") != "ok":
-                not_runnable.add(run.base)
-            return record
+            return self._run(run, number, held)
 
         def end_part(part):
             """Stops the servers no later part runs."""
@@ -180,6 +175,13 @@ class Engine:
         """A group's (or standalone run's) flags, once earlier runs decided them."""
         return tuple(item.flags(self.records) if callable(item.flags) else item.flags)
 
+    def _rated(self, run):
+        """run, its load at its share of the capacity earlier runs measured (when it has one)."""
+        if not run.load.share:
+            return run
+        rate = round(run.load.share * run.capacity(self.records), 1)
+        return replace(run, load=replace(run.load, rate=rate))
+
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
         key = group.server.key
@@ -189,7 +191,7 @@ class Engine:
             return Held(target=server.Target(key, self.remote[key], None))
         try:
             run_flags = self._flags(group)
-        except FlagsUnavailable as error:
+        except EarlierRunsMissing as error:
             return Held(cause=str(error))
         return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags, group.around)
 
@@ -240,10 +242,14 @@ class Engine:
 
     def _run(self, run, number, held):
         target, flags = held.target, held.flags
+        try:
+            run = self._rated(run)
+        except EarlierRunsMissing as error:
+            return self._failed(run, number, str(error))
         if not run.load.kind.needs_server:
             try:
                 flags = (*run.server.flags, *self._flags(run))
-            except FlagsUnavailable as error:
+            except EarlierRunsMissing as error:
                 return self._failed(run, number, str(error))
         elif target is None:
             return self._failed(run, number, held.cause or "no server")
@@ -256,9 +262,9 @@ class Engine:
         return record
 
     def _failed(self, run, number, cause, meta=None):
-        """A run not measured, before any attempt or in one (meta: fails even if optional)."""
+        """A run not measured, before any attempt or in one (meta: its record's so far)."""
         run_id = f"{run.base}-b{number}"
-        self.fail(run_id, cause, optional=run.optional and meta is None)
+        self.fail(run_id, cause)
         return self.recorder.failed(run_id, meta or self.meta(run, number, 1, ()), run.load, cause)
 
     def _attempt(self, run, number, attempt, target, flags):
@@ -279,15 +285,15 @@ class Engine:
                                      if target.local else ""), meta)
             warmup.settle(target)
         rate = (warm.rate if warm else None) or (reference.requests_per_s if reference else None)
-        record = self.record(f"{run.base}-b{number}", meta, target, load, run.optional, rate=rate,
+        record = self.record(f"{run.base}-b{number}", meta, target, load, rate=rate,
                              server=run.server, flags=flags)
         if record["status"] == "ok" and record["figures"].get("requests_per_s"):
             self.references[run.base] = warmup.measured_slice(record["figures"])
         return record
 
-    def record(self, run_id, meta, target, load, optional=False, **how):
+    def record(self, run_id, meta, target, load, **how):
         """One run of load on target, recorded; how: Recorder.measure's keywords."""
         record = self.recorder.measure(run_id, meta, target, load, **how)
         if record["status"] != "ok":
-            self.fail(run_id, record["cause"], self.recorder.raw(run_id, "*"), optional)
+            self.fail(run_id, record["cause"], self.recorder.raw(run_id, "*"))
         return record

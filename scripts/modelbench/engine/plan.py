@@ -27,6 +27,7 @@ class Load:
     delay_s: float = 1.0
     delay_ms: int = 0
     rate: float = 0.0
+    share: float = 0.0  # of the server's capacity: the run's capacity(records) sets the rate
 
     def __post_init__(self):
         if self.tool not in loads.ALL:
@@ -47,9 +48,9 @@ class Load:
 @dataclass(frozen=True)
 class Run:
     """One measured run; base: its id without the block. flags: beyond the server's own, or
-    callable(records so far) once earlier runs decide them (the calibrated cost). warm: warm-up
-    and lead-ins. record: extra fields (e.g. rtt_ms). optional: a system that may not run here (a
-    driver too old for its Node.js): its failure is reported as not runnable, failing nothing."""
+    callable(records so far) once earlier runs decide them (the calibrated cost). capacity:
+    callable(records so far), the server's requests/s that a load with a share is a share of.
+    warm: warm-up and lead-ins. record: extra fields (e.g. rtt_ms)."""
 
     base: str
     title: str
@@ -59,7 +60,7 @@ class Run:
     flags: object = ()
     warm: bool = True
     record: dict = field(default_factory=dict)
-    optional: bool = False
+    capacity: Optional[Callable] = None
 
     @property
     def local_only(self):

@@ -1,11 +1,10 @@
-"""steps.tsv: a line per step that failed or could not run here, as they happen; the verbs count
-failures from it (a server's failed stop too, which has no record of its own)."""
+"""steps.tsv: a line per step that failed, as it happens; the verbs count failures from it (a
+server's failed stop too, which has no record of its own)."""
 
 import os
 from dataclasses import dataclass
 
 FAILED = "failed"
-NOT_RUNNABLE = "not runnable"  # a system that may not run here: reported, fails nothing
 
 
 @dataclass(frozen=True)
@@ -22,9 +21,8 @@ def add(directory, step=None):
         f.write(f"{step.id}\t{step.status}\t{step.cause}\t{step.log}\n" if step else "")
 
 
-def read(directory, status=None):
-    """The steps of a results directory (those of this status), in the order they happened."""
+def read(directory):
+    """The steps of a results directory, in the order they happened."""
     path = os.path.join(directory, "steps.tsv")
     with open(path) if os.path.exists(path) else open(os.devnull) as f:
-        found = [Step(*(line.rstrip("\n").split("\t") + ["", "", ""])[:4]) for line in f]
-    return [step for step in found if status in (None, step.status)]
+        return [Step(*(line.rstrip("\n").split("\t") + ["", "", ""])[:4]) for line in f]

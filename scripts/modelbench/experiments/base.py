@@ -7,15 +7,16 @@
   section(results)    its report section (Markdown; '' when none of its runs are there)
   claims(results)     the posts' claims it judges (report.verdicts.Claim), [] when none
   plots(results)      its plots (report.plots.Plot)
-  headline(results)   its summary figures for summary.json: {name: {median, low, high, runs}}
+  headline(results)   its figures for summary.json's headline: report.summary.Figure
   pair_rows(results, model, real)   rows of the "model against the real system" tables"""
 
 from dataclasses import dataclass
 
 from modelbench import systems
 from modelbench.engine.plan import Part
+from modelbench.report.plots import Line
 from modelbench.report.runtable import table_notes
-from modelbench.report.summary import interval_json
+from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, Side
 
@@ -135,21 +136,58 @@ def server_order(results):
 
 
 # A colour per real system and its models: the real one solid, a model dashed, a calibrated dotted.
-PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#117a65", "#5d6d7e")
+PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#d68910", "#00a5b5", "#5d6d7e",
+           "#d81b60", "#8d6e63", "#212f3d")
 
 
-def style(results, key):
-    """(colour, gnuplot dash type) of the lines of a server with runs in the plots."""
+def style(results, key, among=None):
+    """(colour, gnuplot dash type) of the lines of a server with runs in the plots; among: the
+    servers a plot draws (default: all), whose real systems share the palette out in order."""
     records = first_records(results)
 
     def family(k):
-        _, real_name, cluster = real_system_of(records.get(k, {}))
-        return real_name or k, cluster
-    families = list(dict.fromkeys(family(k) for k in server_order(results)))
+        # A real server is its own (node4-native beside node4), with its cluster variant.
+        system, real_name, cluster = real_system_of(records.get(k, {}))
+        own = system is not None and system.real
+        return (k.removesuffix("-cluster") if own else real_name or k), cluster
+    families = list(dict.fromkeys(family(k) for k in among or server_order(results)))
     system = real_system_of(records[key])[0]
     color = PALETTE[families.index(family(key)) % len(PALETTE)]
     dash = 1 if system is not None and system.real else 3 if records[key].get("calibrated") else 2
     return color, dash
+
+
+# Each percentile of a response time in every plot: (colour, gnuplot dash type, line width).
+PERCENTILE_LOOK = {"p50": ("#2471a3", 1, 2), "mean": ("#7f8c8d", 3, 1.5), "p99": ("#c0392b", 2, 2),
+                   "p99.9": ("#7d3c98", 4, 1.5), "max": ("#212f3d", 5, 1)}
+
+
+def interval_cells(estimate, interval):
+    """A plot's cells of an estimate and the low and the high of its Interval (None where there is
+    none), for the columns of interval_line."""
+    bounded = interval is not None and interval.bounded
+    return [estimate, *((interval.low, interval.high) if bounded else (None, None))]
+
+
+def with_interval(results, base, key):
+    """interval_cells of a figure's median over base's blocks and its Interval."""
+    return interval_cells(results.figure(base, key), results.interval(base, key))
+
+
+def interval_columns(column):
+    """The columns of a line drawn with its interval (with_interval's cells)."""
+    return [column, f"{column}_low", f"{column}_high"]
+
+
+def interval_line(column, title, color, dash=1, **look):
+    """A Line of column with its interval's columns (interval_columns)."""
+    return Line(column, title, color, dash, low=f"{column}_low", high=f"{column}_high", **look)
+
+
+def percentile_line(column, what, **look):
+    """The interval_line of a percentile (what: a key of PERCENTILE_LOOK), titled what."""
+    color, dash, width = PERCENTILE_LOOK[what]
+    return interval_line(column, what, color, dash, width=width, **look)
 
 
 def run_table(results, heading, bases, rows, labels=None, intro=""):
@@ -183,7 +221,19 @@ def machine_split(r, base):
     return f"machine {busy} busy; server {server}, mariadbd {db}, load tool {client} of one core"
 
 
-def figures(results, name_base_pairs, key, digits=3):
-    """{name: interval_json} of each measured base's figure: summary.json's headline."""
-    return {name: interval_json(interval, digits) for name, base in name_base_pairs
-            if (interval := results.interval(base, key)) is not None}
+def concurrency_point(results, base):
+    """The point of a closed loop's runs: their concurrency (None: no run of base)."""
+    return {"concurrency": results.record(base).get("concurrency")}
+
+
+def figures(results, named_bases, key, digits=3, metric=None):
+    """summary.json's headline Figure of each measured base's figure key, as metric (key unless
+    given); named_bases: (name, base, its point: {Figure's point field: value})."""
+    out = []
+    for name, base, point in named_bases:
+        interval = results.interval(base, key)
+        if interval is not None:
+            record = results.record(base)
+            out.append(Figure(name, record.get("experiment"), record.get("server"), metric or key,
+                              interval.estimate, interval, digits=digits, **point))
+    return out

@@ -6,11 +6,12 @@ calibrated models join (e1b.choose), and E1b and E1a run them."""
 import contextlib
 from dataclasses import replace
 
-from modelbench.engine.engine import FlagsUnavailable
+from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, machine_split, nothing,
                                          real_system_of)
 from modelbench.report.results import per_request_ms
+from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED,
                                         Side, interval_text, within)
@@ -27,7 +28,7 @@ def choices(results):
     records = list(results.runs.values())
     out = {}
     for model in dict.fromkeys(r["system"] for r in records if r.get("calibrated")):
-        with contextlib.suppress(FlagsUnavailable):
+        with contextlib.suppress(EarlierRunsMissing):
             out[model] = e1b.choose(records, model)
     return out
 
@@ -141,8 +142,8 @@ def section(results):
 
 
 def headline(results):
-    return {f"calibration {model} cost (µs)": {"median": choice["cost_us"]}
-            for model, choice in choices(results).items()}
+    return [Figure(f"calibration {model} cost (µs)", KEY, model, "cost_us", choice["cost_us"],
+                   against=choice["real"]) for model, choice in choices(results).items()]
 
 
 plan = plots = pair_rows = nothing

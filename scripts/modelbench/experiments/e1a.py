@@ -142,7 +142,7 @@ plots = nothing
 
 
 def headline(results):
-    return figures(results, [(f"E1a {k} real (s)", base(k)) for k in server_order(results)],
+    return figures(results, [(f"E1a {k} real (s)", base(k), {}) for k in server_order(results)],
                    "real_s")
 
 

@@ -2,17 +2,23 @@
 the post proposed) and the calibrated models (docs/experiments.md: E1, "How every run is made")."""
 
 import itertools
+import math
+import os
+from dataclasses import dataclass
 
 from modelbench import systems
-from modelbench.engine.engine import FlagsUnavailable
+from modelbench.engine.engine import EarlierRunsMissing
+from modelbench.engine.loads import ab
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments.base import (BLOCKS, CLUSTERS, E1_SYSTEMS, SIDES, causes,
-                                         cpu_per_request, figures, keys_with, machine_split, ms,
-                                         not_runnable, part, run_table, style)
+                                         cpu_per_request, figures, first_records, interval_cells,
+                                         interval_columns, interval_line, keys_with,
+                                         machine_split, ms, not_runnable, part, percentile_line,
+                                         real_system_of, run_table, style, with_interval)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.results import Results, client_text
 from modelbench.report.runtable import load_rows, pair_cpu_row, pair_derived_row, pair_row
-from modelbench.report.statistics import median
+from modelbench.report.statistics import median, of_blocks
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (NOT_MEASURED, Claim, Side, all_of, at_least, at_most,
                                         interval_text, judged, needs, ratio_side, within)
@@ -35,6 +41,26 @@ CLUSTER_GAIN = 1.25  # cluster mode at least 25 % more requests/s than one worke
 FASTER, FAR_FASTER = 1.1, 2.0
 # More than one core can give, the machine nearly all busy; one core with a little slack.
 SPREAD_CORE_PCT, ONE_CORE_PCT, BUSY_PCT = 110, 105, 90
+
+
+@dataclass(frozen=True)
+class PostFigures:
+    """What E1's post measured at one concurrency: requests/s, ab's mean response time (ms) and
+    its transfer rate (MiB/s)."""
+
+    requests_per_s: float
+    mean_ms: float
+    mib_s: float
+
+
+# E1's post's figures (four cores, 2011) by the real system they are of and -c; -c 1: none.
+POST = {"php": {20: PostFigures(1173, 17, 21), 200: PostFigures(1146, 174, 20)},
+        "node": {20: PostFigures(119, 167, 2), 200: PostFigures(114, 1750, 2)}}
+POST_MACHINE = "4 cores, 2011"
+POST_LOOK = dict(style="points", point=12, point_size=2.2, width=2)  # open diamonds
+LATENCY = (("p50_ms", "p50"), ("mean_ms", "mean"), ("p99_ms", "p99"))  # the latency plot's
+SPECTRUM_C = 200  # the concurrency whose percentiles the spectrum plot draws
+SPECTRUM = f"e1b-percentiles-c{SPECTRUM_C}"
 
 
 def base(key, c):
@@ -62,7 +88,7 @@ def group(ctx, server, joins=1):
 def choose(records, model):
     """A calibrated model's cost (experiments.calibration) from the records made before its first
     calibrated run (the same before it and after): {real, lacks_ms: {c: the real system's server
-    CPU per request less the model's}, cost_us}; FlagsUnavailable without both at one c."""
+    CPU per request less the model's}, cost_us}; EarlierRunsMissing without both at one c."""
     real = systems.get(model).stands_for
     before = Results("", {r["id"]: r for r in itertools.takewhile(
         lambda r: not (r.get("calibrated") and r["system"] == model), records)})
@@ -71,7 +97,7 @@ def choose(records, model):
     gaps = {c: cpu[real, c] - cpu[model, c] for c in CONCURRENCIES
             if cpu[real, c] is not None and cpu[model, c] is not None}
     if not gaps:
-        raise FlagsUnavailable(f"no calibrated cost for {model}: E1b measured no "
+        raise EarlierRunsMissing(f"no calibrated cost for {model}: E1b measured no "
                                f"{real} and {model} at the same concurrency")
     return {"real": real, "lacks_ms": {str(c): round(v, 4) for c, v in gaps.items()},
             "cost_us": max(0, round(1000 * median(gaps.values())))}
@@ -112,10 +138,6 @@ def section(results):
         return ""
     document = next((results.figure(base(k, 20), "document_bytes") for k in keys(results)
                      if results.figure(base(k, 20), "document_bytes")), None)
-    post = table(["value", "PHP+Apache -c 20", "PHP+Apache -c 200", "Node.js -c 20",
-                  "Node.js -c 200"],
-                 [["requests/s", 1173, 1146, 119, 114], ["response time (ms)", 17, 174, 167, 1750],
-                  ["throughput (MiB/s)", 21, 20, 2, 2]])
     return "\n".join([
         f"## {TITLE}", "",
         f"`ab -r` against `/html` (two queries, both tables, {fmt(document, 0)} bytes) on every "
@@ -128,10 +150,25 @@ def section(results):
         f"the async model with `--workers 0`, one worker per core ({results.cores} here).", "",
     ] + parts + [
         "The post's figures (four cores, 2011), for the shape rather than the values; at -c 1 "
-        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "", post, "",
+        "it measured 9.4 ms (PHP+Apache) and 8.9 ms (Node.js):", "", post_table(), "",
+        "The plots: requests/s against -c, the median over the blocks with its 95 % interval "
+        "and the post's figures (◇); p50, mean and p99 against -c, a panel per server; and "
+        f"at -c {SPECTRUM_C} the response time at each percentile (ab's -e file), the band its "
+        "95 % interval.", "",
         "![e1b-requests-per-s.png](e1b-requests-per-s.png)",
         "![e1b-latency.png](e1b-latency.png)", "",
-    ])
+    ] + ([f"![{SPECTRUM}.png]({SPECTRUM}.png)", ""]
+         if os.path.exists(os.path.join(results.directory, f"{SPECTRUM}.png")) else []))
+
+
+def post_table():
+    """The post's figures, a column per system and -c."""
+    columns = [(real, c) for real in POST for c in POST[real]]
+    return table(["value"] + [f"{systems.get(real).title} -c {c}" for real, c in columns],
+                 [[name] + [getattr(POST[real][c], field) for real, c in columns]
+                  for name, field in (("requests/s", "requests_per_s"),
+                                      ("response time (ms)", "mean_ms"),
+                                      ("throughput (MiB/s)", "mib_s"))])
 
 
 def cores_claim(r):
@@ -275,31 +312,166 @@ def claims(results):
             [cluster_claim(results)] + faster_claims(results) + [driver_claim(results)])
 
 
+def tool(results, bases):
+    """The load tool the runs of bases ran under, as their records say ('ab'; 'ab, wrk')."""
+    return ", ".join(sorted({results.record(b).get("tool", "?") for b in bases
+                             if results.has(b)}))
+
+
+def post_of(results, k):
+    """The real system of the post a server is or stands for ('php', 'node'); None for the
+    others and the cluster variants, which the post did not run."""
+    _, real, cluster = real_system_of(first_records(results)[k])
+    return None if cluster or real not in POST else real
+
+
+def post_cells(c, field):
+    """A row's cells of the post's figure at -c c: a column per real system, None where none."""
+    return [getattr(POST[real][c], field) if c in POST[real] else None for real in POST]
+
+
+def log_range(values):
+    """1, 2 or 5 times a power of ten below and above the positive values: a log axis that
+    panels share."""
+    values = [v for v in values if v is not None and v > 0]
+    steps = [m * 10 ** e for e in range(math.floor(math.log10(min(values))),
+                                        math.ceil(math.log10(max(values))) + 1) for m in (1, 2, 5)]
+    return max(v for v in steps if v <= min(values)), min(v for v in steps if v >= max(values))
+
+
+def real_and_models(results, keys_, lines, **panel):
+    """Two panels: the real systems' lines and the models' (lines(keys): those of the servers)."""
+    def real(k):
+        system = real_system_of(first_records(results)[k])[0]
+        return system is None or system.real
+    return [Panel(which, lines=lines(group), **panel)
+            for which, group in (("the real systems", [k for k in keys_ if real(k)]),
+                                 ("the models", [k for k in keys_ if not real(k)])) if group]
+
+
 def plots(results):
     measured = [k for k in keys(results)
                 if any(results.figure(base(k, c), "requests_per_s") for c in CONCURRENCIES)]
-    columns = ["c"] + [f"{k}_{what}" for k in measured for what in ("rps", "mean", "p99")]
-    rows = [[c] + [results.figure(base(k, c), key) for k in measured
-                   for key in ("requests_per_s", "mean_ms", "p99_ms")] for c in CONCURRENCIES]
-    rps, latency = [], []
-    for k in measured:
-        color, dash = style(results, k)
-        label = results.label(k)
-        rps.append(Line(f"{k}_rps", label, color, dash))
-        latency += [Line(f"{k}_mean", f"{label}, mean", color, dash),
-                    Line(f"{k}_p99", f"{label}, p99", color, dash, width=1, point=6)]
-    common = dict(x="c", xlabel="concurrent clients (ab -c)", logx=True)
-    return [Plot("e1b-requests-per-s", columns, rows,
-                 [Panel("E1b: /html under ab, requests per second", lines=rps,
-                        ylabel="requests/s", **common)]),
-            Plot("e1b-latency", columns, rows,
-                 [Panel("E1b: /html under ab, response time", lines=latency,
-                        ylabel="ms (log scale)", logy=True, ymin=None, **common)])]
+    if not measured:
+        return []
+    load = tool(results, [base(k, c) for k in measured for c in CONCURRENCIES])
+    x = dict(x="c", xlabel=f"concurrent clients ({load} -c)", categories=True)
+    return [requests_plot(results, measured, load, x), latency_plot(results, measured, load, x),
+            *spectrum_plot(results, measured)]
+
+
+def requests_plot(results, measured, load, x):
+    """requests/s against -c, the real systems beside the models on one scale, the post's
+    figures in the colour of the servers that are or stand for its systems."""
+    columns = ["c"] + [col for k in measured for col in interval_columns(f"{k}_rps")] + \
+        [f"post_{real}_rps" for real in POST]
+    rows = [[str(c)] + [cell for k in measured
+                        for cell in with_interval(results, base(k, c), "requests_per_s")]
+            + post_cells(c, "requests_per_s") for c in CONCURRENCIES]
+    top = 1.05 * max(v for row in rows for v in row[1:] if v is not None)
+
+    def lines(keys_):
+        out = [interval_line(f"{k}_rps", results.label(k), *style(results, k, measured))
+               for k in keys_]
+        # The post's figures in the colour of the servers that are or stand for its systems.
+        for real in POST:
+            k = next((k for k in keys_ if post_of(results, k) == real), None)
+            if k is not None:
+                out.append(Line(f"post_{real}_rps", f"{systems.get(real).title}, the post's "
+                                f"({POST_MACHINE})", style(results, k, measured)[0],
+                                **POST_LOOK))
+        return out
+    panels = real_and_models(results, measured, lines, ylabel="requests/s", ymax=f"{top:.0f}",
+                             dodge=0.06, key="below", **x)
+    for panel in panels:  # the same height, the taller key under it
+        panel.bottom = max(len(p.lines) for p in panels) + 5
+    return Plot("e1b-requests-per-s", columns, rows, panels,
+                title=f"E1b: /html under {load}, requests per second: the median over the "
+                      "blocks and its 95 % interval",
+                layout=(1, len(panels)), size=(600 * len(panels), 620))
+
+
+def latency_plot(results, measured, load, x):
+    """A panel per server: p50, mean and p99 against -c on one log scale, the post's means."""
+    columns = ["c"] + [col for k in measured for _, what in LATENCY
+                       for col in interval_columns(f"{k}_{what}")] + \
+        [f"post_{real}_mean" for real in POST]
+    rows = [[str(c)] + [cell for k in measured for key, _ in LATENCY
+                        for cell in with_interval(results, base(k, c), key)]
+            + post_cells(c, "mean_ms") for c in CONCURRENCIES]
+    low, high = log_range([v for row in rows for v in row[1:]])
+    across = min(5, len(measured))
+    down = -(-len(measured) // across)
+    panels = []
+    for i, k in enumerate(measured):
+        lines = [percentile_line(f"{k}_{what}", what) for _, what in LATENCY]
+        if post_of(results, k):
+            lines.append(Line(f"post_{post_of(results, k)}_mean", "the post's mean", "#000000",
+                              **POST_LOOK))
+        # The axes' labels once, at the left and under the bottom of each column; every panel
+        # keeps room for the x label, so that the graphs of a row are as high.
+        bottom_row = i >= len(measured) - across
+        panels.append(Panel(results.label(k), lines=lines, logy=True, ymin=low, ymax=high,
+                            ylabel="ms (log scale)" if i % across == 0 else "", dodge=0.1,
+                            key="off", bottom=3, **dict(x, xlabel=x["xlabel"] * bottom_row)))
+    # One key, in a panel with every kind of line.
+    keyed = next((p for p in panels if len(p.lines) > len(LATENCY)), panels[0])
+    keyed.key = "top left font ',9' samplen 2 spacing 0.9"
+    return Plot("e1b-latency", columns, rows, panels,
+                title=f"E1b: /html under {load}, response time: medians over the blocks and "
+                      f"their 95 % intervals; ◇ the post's mean ({POST_MACHINE})",
+                layout=(down, across), size=(300 * across, 290 * down + 40))
+
+
+def spectrum(results, b):
+    """ab -e's {percent: ms} of each of b's successful runs that kept it."""
+    out = []
+    for run in results.blocks(b).values():
+        try:
+            with open(os.path.join(results.directory, "raw", f"{run['id']}.{ab.PERCENTILES}"),
+                      errors="replace") as f:
+                found = ab.spectrum(f.read())
+        except OSError:
+            continue
+        if found:
+            out.append(found)
+    return out
+
+
+def spectrum_plot(results, measured):
+    """The response time at each percentile at -c SPECTRUM_C (ab's runs only: its -e file)."""
+    spectra = {k: found for k in measured if (found := spectrum(results, base(k, SPECTRUM_C)))}
+    if not spectra:
+        return []
+    columns = ["percent"] + [col for k in spectra for col in interval_columns(k)]
+    rows = []
+    for percent in range(101):
+        rows.append([percent])
+        for found in spectra.values():
+            values = [one.get(percent) for one in found]
+            rows[-1] += interval_cells(median(values), of_blocks(values))
+    # The medians' range: a band wider than the graph is cut at its edge.
+    low, high = log_range([v for row in rows for v in row[1::3]])
+
+    def lines(keys_):
+        return [interval_line(k, results.label(k), *style(results, k, measured), style="lines",
+                              band=True) for k in keys_]
+    panels = real_and_models(results, list(spectra), lines, x="percent",
+                             xlabel="% of the requests answered within", ylabel="ms (log scale)",
+                             logy=True, ymin=low, ymax=high, key="top left")
+    return [Plot(SPECTRUM, columns, rows, panels,
+                 title=f"E1b: /html under ab -c {SPECTRUM_C}, response time at each percentile: "
+                       "the median over the blocks, the band its 95 % interval",
+                 layout=(1, len(panels)), size=(600 * len(panels), 560))]
 
 
 def headline(results):
-    return figures(results, [(f"E1b {k} -c {c} requests/s", base(k, c)) for k in keys(results)
-                             for c in CONCURRENCIES], "requests_per_s", 1)
+    return [figure for key, what, digits in (("requests_per_s", "requests/s", 1),
+                                             ("p50_ms", "p50 (ms)", 2), ("p99_ms", "p99 (ms)", 2))
+            for figure in figures(results, [(f"E1b {k} -c {c} {what}", base(k, c),
+                                             {"concurrency": c})
+                                            for k in keys(results) for c in CONCURRENCIES],
+                                  key, digits)]
 
 
 def pair_rows(results, model, real):

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from modelbench.engine import machine
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (NO_FAILURES, SIDES, cpu_per_request, figures,
-                                         keys_with, nothing, part, run_table)
+from modelbench.experiments.base import (NO_FAILURES, SIDES, concurrency_point, cpu_per_request,
+                                         figures, keys_with, nothing, part, run_table)
 from modelbench.report import statistics
 from modelbench.report.results import client_text
 from modelbench.report.runtable import counter_rows, load_rows, pair_cpu_row, pair_row
@@ -285,10 +285,12 @@ plots = nothing
 
 
 def headline(results):
-    return figures(results, [(f"E2 {k} requests/s", base(k)) for k in keys(results)] +
+    return figures(results, [(f"E2 {k} requests/s", base(k), concurrency_point(results, base(k)))
+                             for k in keys(results)] +
                    [(f"E2 {results.record(b)['server']} through nginx -c "
-                     f"{results.record(b)['concurrency']} requests/s", b)
-                    for b in nginx_bases(results)], "requests_per_s", 1)
+                     f"{results.record(b)['concurrency']} requests/s", b,
+                     concurrency_point(results, b)) for b in nginx_bases(results)],
+                   "requests_per_s", 1)
 
 
 def pair_rows(results, model, real):

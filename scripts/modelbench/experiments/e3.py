@@ -2,8 +2,8 @@
 /factorial without and with `-l`, and against /html, the post's page. One block decides."""
 
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (NO_MORE, SIDES, figures, nothing, part, run_table,
-                                         server_order)
+from modelbench.experiments.base import (NO_MORE, SIDES, concurrency_point, figures, nothing,
+                                         part, run_table, server_order)
 from modelbench.report.runtable import load_rows
 from modelbench.report.tables import fmt
 from modelbench.report.verdicts import Claim, all_of, at_least, at_most, judged, needs
@@ -117,11 +117,13 @@ def claims(r):
 
 
 def headline(results):
-    return {**figures(results, [(f"E3 {results.record(b)['server']} Length failures", b)
-                                for b in bases(results) if not b.endswith("-l")],
-                      "failed_length", 0),
-            **figures(results, [(f"E3 {k} /html -c 5 requests/s", page_base(k))
-                                for k in server_order(results)], "requests_per_s", 1)}
+    return (figures(results, [(f"E3 {results.record(b)['server']} Length failures", b,
+                               concurrency_point(results, b))
+                              for b in bases(results) if not b.endswith("-l")],
+                    "failed_length", 0) +
+            figures(results, [(f"E3 {k} /html -c 5 requests/s", page_base(k),
+                               concurrency_point(results, page_base(k)))
+                              for k in server_order(results)], "requests_per_s", 1))
 
 
 plots = pair_rows = nothing

@@ -188,7 +188,8 @@ plots = nothing
 
 
 def headline(results):
-    return figures(results, [(f"E4 {k} siege -c {users} trans/s", siege_base(k, users))
+    return figures(results, [(f"E4 {k} siege -c {users} trans/s", siege_base(k, users),
+                              {"concurrency": users})
                              for users in USERS
                              for k in keys_with(results, lambda k: siege_base(k, users))],
                    "requests_per_s", 1)

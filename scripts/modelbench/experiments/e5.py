@@ -8,9 +8,11 @@ import re
 
 from modelbench.engine.plan import Group, Load, Run
 from modelbench.experiments import calibration
-from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, nothing, part
-from modelbench.report.plots import Line, Panel, Plot
+from modelbench.experiments.base import (NO_MORE, SWEEP_BLOCKS, figures, interval_columns,
+                                         interval_line, nothing, part, with_interval)
+from modelbench.report.plots import Panel, Plot
 from modelbench.report.statistics import median
+from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import ratio
 
@@ -216,30 +218,38 @@ def plots(results):
         return []
     marks = calibration.marks(results)
     costs = sorted({u for c in swept.values() for u in c})
-    columns = ["cost"] + [f"{k}_c{c}" for c in swept for k in LINES]
-    rows = [[f"{u / 1000:g}"] + [results.figure(base(k, c, u), "requests_per_s")
-                                 for c in swept for k in LINES] for u in costs]
+    columns = ["cost"] + [column for c in swept for k in LINES
+                          for column in interval_columns(f"{k}_c{c}")]
+    rows = [[f"{u / 1000:g}"] + [cell for c in swept for k in LINES
+                                 for cell in with_interval(results, base(k, c, u),
+                                                           "requests_per_s")] for u in costs]
     panels = []
     for c in swept:
         found = [(CROSSOVERS[name][1], value * 1000)
                  for (name, cc), value in crossovers(results).items()
                  if cc == c and value is not None and value * 1000 > costs[0]]
-        lines = [Line(f"{k}_c{c}", label(results, k), COLORS[k],
-                      dash=2 if k == "blocking-prefork" else 1) for k in LINES]
+        lines = [interval_line(f"{k}_c{c}", label(results, k), COLORS[k],
+                               dash=2 if k == "blocking-prefork" else 1) for k in LINES]
         panel_marks = [(f"{position(costs, u):.3f}", f"{text} ({u / 1000:.2f} ms)")
                        for text, u in list(marks) + found if position(costs, u) is not None]
         panels.append(Panel(f"-c {c}", "cost", lines, xlabel="CPU per request (ms)",
                             ylabel="requests/s (log scale)", logy=True, ymin=None,
-                            categories=True, marks=panel_marks, key="bottom left"))
+                            categories=True, dodge=0.03, marks=panel_marks, key="bottom left"))
     return [Plot("e5-crossover", columns, rows, panels,
-                 title="E5: /html requests/s against the CPU each request costs",
+                 title="E5: /html requests/s against the CPU per request (medians, 95 % "
+                       "intervals)",
                  layout=(1, len(panels)), size=(620 * len(panels), 560))]
 
 
 def headline(results):
-    return {f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)": {"estimate": None if value is None else
-                                                       round(value, 3)}
-            for (name, c), value in crossovers(results).items()}
+    """Each crossover (None: not within the sweep), and each server's requests/s at each point."""
+    return [Figure(f"E5 {CROSSOVERS[name][0]}, -c {c} (ms)", KEY, "blocking", "crossover_cost_ms",
+                   value, against=CROSSOVERS[name][2], concurrency=c)
+            for (name, c), value in crossovers(results).items()] + figures(
+        results, [(f"E5 {key} -c {c} cost {u} µs requests/s", base(key, c, u),
+                   {"concurrency": c, "cost_us": u})
+                  for c, costs in sweep(results).items() for key in LINES for u in costs],
+        "requests_per_s", 1)
 
 
 claims = pair_rows = nothing

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from modelbench.engine.server import TargetError
 from modelbench.engine.plan import Group, Load, Run, Setup
-from modelbench.experiments.base import NO_MORE, SWEEP_BLOCKS, nothing, part
-from modelbench.report.plots import Line, Panel, Plot
+from modelbench.experiments.base import (NO_MORE, SWEEP_BLOCKS, figures, interval_columns,
+                                         interval_line, nothing, part, with_interval)
+from modelbench.report.plots import Panel, Plot
 from modelbench.report.results import client_text
 from modelbench.report.tables import fmt, table
 
@@ -214,25 +215,31 @@ def plots(results):
     delays, pairs = measured(results)
     if not delays:
         return []
-    columns = ["rtt_ms"] + [f"{m.name}_c{c}_{what}" for m, c in pairs for what in ("rps", "mean")]
-    rows = [[d] + [results.figure(base_id(m, c, d), key) for m, c in pairs
-                   for key in ("requests_per_s", "mean_ms")] for d in delays]
+    columns = ["rtt_ms"] + [column for m, c in pairs for what in ("rps", "mean")
+                            for column in interval_columns(f"{m.name}_c{c}_{what}")]
+    rows = [[d] + [cell for m, c in pairs for key in ("requests_per_s", "mean_ms")
+                   for cell in with_interval(results, base_id(m, c, d), key)] for d in delays]
     panels = []
     for c in CONCURRENCIES:
         for what, ylabel in (("rps", "requests/s"), ("mean", "mean response (ms)")):
-            lines = [Line(f"{m.name}_c{c}_{what}", cluster_label(m, results.cores),
-                          COLORS[MODELS.index(m)]) for m, cc in pairs if cc == c]
+            lines = [interval_line(f"{m.name}_c{c}_{what}", cluster_label(m, results.cores),
+                                   COLORS[MODELS.index(m)], band=True)
+                     for m, cc in pairs if cc == c]
             if lines:
                 panels.append(Panel(f"/html, ab -c {c}: {ylabel}", "rtt_ms", lines,
                                     xlabel="round trip to the database (ms)", ylabel=ylabel,
-                                    key="top right"))
+                                    key="below horizontal", bottom=6))
     return [Plot(PLOT.removesuffix(".png"), columns, rows, panels,
-                 title="E6: /html with the database a round trip away", layout=(2, 2),
+                 title="E6: /html with the database a round trip away: the medians over the "
+                       "blocks, the bands their 95 % intervals", layout=(2, 2),
                  size=(1100, 800))]
 
 
 def headline(results):
-    return {}
+    delays, pairs = measured(results)
+    return figures(results, [(f"E6 {m.name} -c {c} rtt {d:g} ms requests/s", base_id(m, c, d),
+                              {"concurrency": c, "rtt_ms": d}) for m, c in pairs for d in delays],
+                   "requests_per_s", 1)
 
 
 claims = pair_rows = nothing

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import nothing
-from modelbench.report.summary import interval_json
+from modelbench.report.summary import Figure
 from modelbench.report.tables import table
 from modelbench.report.verdicts import interval_text
 
@@ -21,7 +21,8 @@ TODAY, POST = "node", "node4"
 # The claims naming one Node.js process (node4 runs no cluster).
 CLAIMS = ("E1a standalone", "E1b cores", "E1b flat: Node.js", "E1b PHP faster",
           "E1b PHP far faster")
-POST_GAP = {20: 1173 / 119, 200: 1146 / 114}  # E1b's Apache+PHP ÷ Node.js
+POST_GAP = {c: e1b.POST["php"][c].requests_per_s / e1b.POST["node"][c].requests_per_s
+            for c in (20, 200)}  # E1b's Apache+PHP ÷ Node.js
 NODES = ((TODAY, "Node.js 20, mysql 2.18.1"), (POST, "Node.js 4.4.7, mysql 2.11.1"),
          ("node4-native", "Node.js 4.4.7, mysql-native 0.4.7"))
 
@@ -57,6 +58,15 @@ def gap(results, node, c):
     return results.ratio([e1b.base("php", c), e1b.base(node, c)], "requests_per_s")
 
 
+def explained(today, post):
+    """The share of the way from today's gap at -c 20 (php ÷ node) to the post's, on a log scale,
+    that the post's runtime and driver (php ÷ node4) explain; None when today's is not below the
+    post's. README's section from a summary.json (modelbench.reference) says it too."""
+    if POST_GAP[20] <= today:
+        return None
+    return math.log(post / today) / math.log(POST_GAP[20] / today)
+
+
 def section(results):
     if not measured(results):
         return ""
@@ -66,13 +76,11 @@ def section(results):
              [f"×{POST_GAP[c]:.1f}" for c in e1b.CONCURRENCIES[1:]]]
     today, post = gap(results, TODAY, 20), gap(results, POST, 20)
     share = ""
-    if today and post and POST_GAP[20] > today.estimate:
-        explained = math.log(post.estimate / today.estimate) / math.log(POST_GAP[20] /
-                                                                         today.estimate)
+    if today and post and (part := explained(today.estimate, post.estimate)) is not None:
         share = (f" At -c 20 today's Node.js leaves Apache+PHP ×{today.estimate:.2f} ahead, the "
                  f"post's runtime and driver ×{post.estimate:.2f}: of the way from today's gap to "
                  f"the post's ×{POST_GAP[20]:.1f} (on a log scale) they explain "
-                 f"{100 * explained:.0f} %; the rest is not the runtime or the driver.")
+                 f"{100 * part:.0f} %; the rest is not the runtime or the driver.")
     return "\n".join([
         f"## {TITLE}", "",
         "E1b's requests/s of Apache+PHP over each Node.js, within each block (95 % interval): "
@@ -86,8 +94,9 @@ def section(results):
 
 
 def headline(results):
-    return {f"E1b php ÷ {node} -c 20": interval_json(gap(results, node, 20), 3)
-            for node, _ in NODES if gap(results, node, 20)}
+    return [Figure(f"E1b php ÷ {node} -c 20", e1b.KEY, "php", "requests_per_s_ratio",
+                   interval.estimate, interval, against=node, concurrency=20)
+            for node, _ in NODES if (interval := gap(results, node, 20))]
 
 
 plots = pair_rows = nothing

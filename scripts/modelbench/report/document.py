@@ -9,13 +9,15 @@ import re
 
 from modelbench import systems
 from modelbench.engine import steps
+from modelbench.engine.loads.base import utc_time
 from modelbench.engine.machine import SPEED_CHANGE, speed_changed
 from modelbench.engine.serverstatus import AGREE_PCT
-from modelbench.report import plots
+from modelbench.report import html_page, overview, plots
+from modelbench.report.overview import verdict_cell
 from modelbench.report.results import Results, load_runs
 from modelbench.report.tables import fmt, table
 from modelbench.report.statistics import LEVEL, SIGN_TEST_MIN, level_text, median
-from modelbench.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED
+from modelbench.report.verdicts import NOT_REPRODUCED
 
 META_COLUMNS = ["id", "base", "block", "attempt", "experiment", "server", "system", "variant",
                 "calibrated", "server_flags", "rtt_ms", "endpoint", "tool", "concurrency",
@@ -29,6 +31,8 @@ FIGURE_COLUMNS = [
     "iterations", "real_s", "user_s", "sys_s", "iterations_per_s",
     "delay_ms", "response_ms", "task_two_after_task_one_ms", "task_two_after_response",
     "task_three_before_task_two",
+    "rate_asked", "sent_per_s", "not_sent", "p99_9_ms", "uncorrected_mean_ms",
+    "uncorrected_p50_ms", "uncorrected_p99_ms", "uncorrected_max_ms", "generator_cpu_s",
     "wall_s", "cores", "server_cpu_s", "server_cpu_pct_core", "server_cpu_pct_machine",
     "server_cpu_source", "status_cpu_s", "status_cpu_diff_pct", "status_cpu_agrees",
     "db_cpu_s", "db_cpu_pct_core", "db_cpu_pct_machine", "client_cpu_s", "client_cpu_pct_core",
@@ -79,19 +83,23 @@ def write_csv(results, path):
                          for run in results.runs.values())
 
 
-def environment(results, settings):
+def section_environment(results, settings):
     cpu = next((line.split(":", 1)[1].strip() for line in read_text("/proc/cpuinfo").splitlines()
                 if line.startswith("model name")), "?")
     versions = settings.get("versions", {})
+    # The time without its offset, as before settings.json had one: the line says UTC.
+    started = f"{utc_time(settings['started']):%Y-%m-%dT%H:%M:%S}" if settings.get("started") \
+        else "?"
     return "\n".join([
-        f"- run: {settings.get('started', '?')} UTC, size `{settings.get('size', '?')}`, "
+        "## Environment", "",
+        f"- run: {started} UTC, size `{settings.get('size', '?')}`, "
         f"command `{settings.get('command', '?')}`",
         f"- machine: {results.cores} cores ({cpu}), {platform.system()} {platform.release()}",
         "- systems: " + "; ".join(f"{name}: {text}" for name, text in
                                   versions.get("systems", {}).items()),
         "- tools: " + "; ".join(versions.get("tools", {}).values()),
         "- the load tool, the server and mariadbd share these cores: compare the systems within "
-        "this run, not with the posts' absolute figures.",
+        "this run, not with the posts' absolute figures.", "",
     ])
 
 
@@ -200,13 +208,7 @@ def section_models(results, experiments):
     ] + parts)
 
 
-def verdict_cell(side):
-    """The verdict, and for an inconclusive one whose statistic moved with the host's speed, so."""
-    moved = side.verdict == INCONCLUSIVE and side.speed_note
-    return f"**{side.verdict}**" + (" (depends on the host's speed)" if moved else "")
-
-
-def section_verdicts(claims):
+def section_findings(claims):
     if not claims:
         return ""
     rows = []
@@ -218,7 +220,7 @@ def section_verdicts(claims):
             rows.append([f"{c.claim}. Criterion: {c.criterion}." if name == "real systems"
                          else "〃", name, evidence, verdict_cell(side)])
     return "\n".join([
-        "## Verdicts", "",
+        "## Findings", "",
         "Each claim of the posts, judged for the real systems (php, node) and for the models "
         "(blocking, async) on the interval of its statistic: a figure or a ratio taken within "
         f"each block, its {level_text(LEVEL)} interval (Student's t of the logarithms over "
@@ -229,9 +231,6 @@ def section_verdicts(claims):
         "straddles a bound; where the statistic moved with the host's speed probe over its "
         "blocks (Kendall's tau, p < 0.05) the evidence says so, and an inconclusive verdict "
         "then depends on the host's speed. Each interval gives its level and n.", "",
-        table(["claim", "real systems", "models"],
-              [[c.key, verdict_cell(c.real), verdict_cell(c.model)] for c in claims]), "",
-        "## Findings", "",
         table(["claim and criterion", "for", "evidence in this run", "verdict"], rows), "",
     ])
 
@@ -242,14 +241,10 @@ def section_checks(directory):
 
 
 def section_failures(directory):
-    out = []
-    for status, title in ((steps.FAILED, "Steps that failed"),
-                          (steps.NOT_RUNNABLE, "Not runnable here")):
-        rows = [[s.id, s.cause, f"`{s.log}`" if s.log else ""]
-                for s in steps.read(directory, status)]
-        if rows:
-            out += [f"## {title}", "", table(["step", "cause", "log"], rows), ""]
-    return "\n".join(out)
+    rows = [[s.id, s.cause, f"`{s.log}`" if s.log else ""]
+            for s in steps.read(directory)]
+    return "\n".join(["## Steps that failed", "", table(["step", "cause", "log"], rows), ""]) \
+        if rows else ""
 
 
 def section_warmups(results):
@@ -284,7 +279,9 @@ def cpu_split(results):
                 busy > heaviest.get(key, (None, -1))[1]:
             heaviest[key] = (base, busy)
     rows = []
-    for (experiment, server), (base, busy) in heaviest.items():
+    # By experiment, then by name: a run's row is where a reader looks for it.
+    for (experiment, server), (base, busy) in sorted(
+            heaviest.items(), key=lambda item: (item[0][0] or "", results.label(item[0][1]))):
         parts = [results.figure(base, f"{who}_cpu_pct_machine") or 0.0
                  for who in ("server", "db", "client")]
         rows.append([f"{experiment} {results.label(server)}", *parts, max(0.0, busy - sum(parts))])
@@ -293,12 +290,14 @@ def cpu_split(results):
         ("client", "load tool", "#7d3c98"), ("other", "other", "#aab7b8"))]
     return plots.Plot("cpu-split", ["run", "server", "db", "client", "other"], rows,
                       [plots.Panel("CPU during the heaviest run of each experiment and server "
-                                   "(% of the machine)", "run", lines, ylabel="% of all cores",
-                                   stacked=True)], size=(1100, 560))
+                                   "(% of the machine)", "run", lines, xlabel="% of all cores",
+                                   stacked=True, key="below horizontal")],
+                      size=(900, 120 + 18 * len(rows)))
 
 
 def write(directory, experiments, settings):
-    """Writes results.csv, the plots and report.md; returns (results, claims, plots not drawn)."""
+    """Writes results.csv, the plots, report.md and report.html; returns (results, claims, plots
+    not drawn). report.md opens with the answer (report.overview), the detail after it."""
     results = Results(directory, load_runs(directory))
     write_csv(results, os.path.join(directory, "results.csv"))
     try:
@@ -306,15 +305,21 @@ def write(directory, experiments, settings):
                                    + [cpu_split(results)])
     except OSError as error:
         plot_errors = [str(error)]
-    claims = [c for e in experiments for c in e.claims(results)]
+    judged = [(e, e.claims(results)) for e in experiments]
+    claims = [c for _, of_one in judged for c in of_one]
+    detail = [e.section(results) for e in experiments]
     sections = ["# modelbench: the posts' experiments, reproduced on this machine", "",
-                environment(results, settings), "", read_text(os.path.join(directory, "remote.md")),
-                section_checks(directory), section_runs(results, settings)]
-    sections += [e.section(results) for e in experiments]
-    sections += [section_models(results, experiments), section_verdicts(claims)]
+                overview.run_line(results, settings, len(steps.read(directory))), "",
+                overview.section_verdicts(claims),
+                overview.section_found(results, [j for j, text in zip(judged, detail) if text]),
+                section_findings(claims)]
+    sections += detail + [section_models(results, experiments)]
     if os.path.exists(os.path.join(directory, "cpu-split.png")):
         sections += ["## CPU split", "", "![cpu-split.png](cpu-split.png)", ""]
-    sections += [section_failures(directory), section_warmups(results), "## Files", "",
+    sections += [read_text(os.path.join(directory, "remote.md")), section_runs(results, settings),
+                 section_checks(directory), section_failures(directory), section_warmups(results),
+                 section_environment(results, settings), "## Files", "",
+                 "`report.html` (this report as one page, the plots in it), "
                  "`summary.json` (the verdicts and headline figures, for programs; its keys: "
                  "docs/results.md), `results.csv` (one row per run, every figure a column), "
                  "`runs/` (one JSON per run), `raw/` (every tool's output, the servers' logs and "
@@ -325,4 +330,5 @@ def write(directory, experiments, settings):
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(sections))
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write(text)
+    html_page.write(directory, text)
     return results, claims, plot_errors

@@ -5,10 +5,16 @@ import json
 import math
 import os
 import platform
+from dataclasses import dataclass
+from typing import Optional
 
+from modelbench.engine.loads.base import utc_time
+from modelbench.report.statistics import Interval
 from modelbench.report.tables import table
 
-FORMAT = 2
+FORMAT = 3
+# The formats load() reads: 2's headline is {name: interval}, 3's a list of Figure records.
+READS = (2, 3)
 # A headline figure that moved by more than this between two runs is flagged.
 MOVED = 0.10
 
@@ -34,6 +40,44 @@ def interval_json(interval, digits=4):
                 "slower_half": round(speed.slower, digits)}}
 
 
+# Where in its experiment a headline figure was measured: Figure's fields that say it.
+POINT = ("concurrency", "cost_us", "rtt_ms", "share")
+# Each headline metric's unit (docs/results.md lists them).
+UNITS = {"requests_per_s": "requests/s", "real_s": "s", "p50_ms": "ms", "p99_ms": "ms",
+         "failed_length": "requests", "requests_per_s_ratio": "×", "crossover_cost_ms": "ms",
+         "cost_us": "µs", "sustained_requests_per_s": "requests/s", "stall_p99_ms": "ms",
+         "stall_uncorrected_p99_ms": "ms"}
+
+
+@dataclass
+class Figure:
+    """A headline figure: what was measured (experiment; system, a server key as runs record it;
+    against, the other system of a ratio), where (its point: the fields of POINT, None where it
+    has no such coordinate), which figure (metric, in UNITS[metric]), its value and
+    the interval it is the estimate of, when it has one; name: its key in format 2."""
+
+    name: str
+    experiment: str
+    system: str
+    metric: str
+    value: Optional[float]
+    interval: Optional[Interval] = None
+    against: Optional[str] = None
+    concurrency: Optional[int] = None
+    cost_us: Optional[float] = None
+    rtt_ms: Optional[float] = None
+    share: Optional[float] = None
+    digits: int = 3
+
+    def json(self):
+        point = {name: getattr(self, name) for name in POINT}
+        return {"name": self.name, "experiment": self.experiment, "system": self.system,
+                "against": self.against, **point, "metric": self.metric,
+                "unit": UNITS[self.metric],
+                "value": None if self.value is None else bound(self.value, self.digits),
+                "interval": interval_json(self.interval, self.digits)}
+
+
 def side_json(side):
     return {"verdict": side.verdict, "evidence": side.evidence, "cause": side.cause,
             "statistic": interval_json(side.statistic), "runs": list(side.bases)}
@@ -51,17 +95,19 @@ def machine():
 
 
 def write(directory, settings, claims, experiments, results, failures):
+    started = settings.get("started")
+    # settings.json's time had no zone before summary.json's format 3; it was UTC.
+    zoned = {**settings, **({"started": utc_time(started).isoformat()} if started else {})}
     summary = {
         "format": FORMAT,
-        "run": {key: settings.get(key) for key in ("started", "size", "command", "run_s", "runs",
-                                                    "more_runs", "remeasured", "seed", "minutes")},
+        "run": {key: zoned.get(key) for key in ("started", "size", "command", "run_s", "runs",
+                                                 "more_runs", "remeasured", "seed", "minutes")},
         "machine": machine(),
         "versions": settings.get("versions", {}),
-        "settings": {key: value for key, value in settings.items() if key != "versions"},
+        "settings": {key: value for key, value in zoned.items() if key != "versions"},
         "claims": [{"key": c.key, "claim": c.claim, "criterion": c.criterion,
                     "real": side_json(c.real), "models": side_json(c.model)} for c in claims],
-        "headline": {name: figure for e in experiments
-                     for name, figure in e.headline(results).items()},
+        "headline": [figure.json() for e in experiments for figure in e.headline(results)],
         "failures": failures,
     }
     with open(os.path.join(directory, "summary.json"), "w") as f:
@@ -73,9 +119,19 @@ def load(directory):
     path = os.path.join(directory, "summary.json")
     with open(path) as f:
         summary = json.load(f)
-    if summary.get("format") != FORMAT:
-        raise ValueError(f"{path}: format {summary.get('format')}, this harness reads {FORMAT}")
+    if summary.get("format") not in READS:
+        raise ValueError(f"{path}: summary.json format {summary.get('format')}; this harness "
+                         f"reads formats {' and '.join(map(str, READS))}")
     return summary
+
+
+def headline_values(summary):
+    """{name: value} of a summary's headline figures, of either format (2: an interval's
+    estimate, or the calibrated costs' median)."""
+    if summary["format"] == 2:
+        return {name: figure.get("estimate", figure.get("median"))
+                for name, figure in summary["headline"].items()}
+    return {figure["name"]: figure["value"] for figure in summary["headline"]}
 
 
 def compare(a, b, name_a="A", name_b="B"):
@@ -86,13 +142,14 @@ def compare(a, b, name_a="A", name_b="B"):
                 for side in ("real", "models")]
     changed = [row for row in verdicts if row[2] != row[3]]
     rows = []
-    for name, figure in b["headline"].items():
-        other = a["headline"].get(name)
-        if not other or other.get("estimate") is None or figure.get("estimate") is None:
+    values_a = headline_values(a)
+    for name, value in headline_values(b).items():
+        other = values_a.get(name)
+        if other is None or value is None:
             continue
-        ratio = figure["estimate"] / other["estimate"] if other["estimate"] else None
+        ratio = value / other if other else None
         moved = ratio is not None and abs(ratio - 1) > MOVED
-        rows.append([name, f"{other['estimate']:g}", f"{figure['estimate']:g}",
+        rows.append([name, f"{other:g}", f"{value:g}",
                      "–" if ratio is None else f"×{ratio:.2f}" + (" **moved**" if moved else "")])
     lines = [f"A: {name_a} ({a['run'].get('started')}, size {a['run'].get('size')})",
              f"B: {name_b} ({b['run'].get('started')}, size {b['run'].get('size')})", "",

@@ -12,6 +12,7 @@ from modelbench.engine.measure import read
 # the tool stopped counting (200 at -c 200). A time limit well beyond stays as a bound.
 MIN_REQUESTS = 200
 TIME_LIMIT_FACTOR = 3
+PERCENTILES = "ab-percentiles.csv"  # raw/ID.PERCENTILES: ab -e's latency at each percent
 
 
 class Ab(Generator):
@@ -32,7 +33,7 @@ class Ab(Generator):
         return f"`ab -r -c {c} -n {record.get('requests')}`"
 
     def command(self, attempt, url):
-        load, percentiles = attempt.load, attempt.raw("ab-percentiles.csv")
+        load, percentiles = attempt.load, attempt.raw(PERCENTILES)
         requests, time_limit = load.n, load.seconds
         if load.seconds and not load.n and attempt.rate:
             requests = max(MIN_REQUESTS, int(attempt.rate * load.seconds))
@@ -45,7 +46,7 @@ class Ab(Generator):
                 "-e", percentiles, *(["-l"] if load.variable_length else []), url]
 
     def figures(self, attempt, stdout, stderr, sampled):
-        return parse(read(stdout), read(attempt.raw("ab-percentiles.csv")))
+        return parse(read(stdout), read(attempt.raw(PERCENTILES)))
 
 
 def parse(report, percentiles):
@@ -72,15 +73,20 @@ def parse(report, percentiles):
     else:
         figures.update(failed_length=0, failed_other=figures["failed"])
 
-    # The -e file has a float per percent, but ab 2.3 indexes one past its array for the 99th
-    # when fewer than 100 requests ran: then the report's own table (whole ms) is taken.
-    cells = (line.partition(",") for line in percentiles.splitlines()[1:])
-    from_csv = {int(percent): float(ms) for percent, _, ms in cells if percent.strip().isdigit()}
+    # Without the -e file's spectrum, the report's own table (whole ms).
     table = {int(p): float(ms) for p, ms in re.findall(r"^\s+(\d+)%\s+(\d+)", report, re.M)}
-    ascending = all(from_csv.get(p, -1) <= from_csv.get(p + 1, -1) for p in range(0, 100))
-    source = from_csv if ascending else table
+    source = spectrum(percentiles) or table
     for p, name in ((50, "p50_ms"), (90, "p90_ms"), (99, "p99_ms"), (100, "max_ms")):
         if p not in source:
             raise ParseError(f"no {p}th percentile in ab's output")
         figures[name] = source[p]
     return figures
+
+
+def spectrum(percentiles):
+    """{percent: ms} of ab's -e file, 0 to 100; {} when it has not them all in ascending order:
+    ab 2.3 indexes one past its array for the 99th when fewer than 100 requests ran."""
+    cells = (line.partition(",") for line in percentiles.splitlines()[1:])
+    found = {int(percent): float(ms) for percent, _, ms in cells if percent.strip().isdigit()}
+    ascending = all(found.get(p, -1) <= found.get(p + 1, -1) for p in range(0, 100))
+    return found if ascending else {}

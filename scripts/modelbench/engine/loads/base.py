@@ -17,6 +17,14 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
+def utc_time(text):
+    """The time of an ISO text in UTC; one without a zone (settings.json's before summary.json's
+    format 3) was UTC."""
+    time = datetime.datetime.fromisoformat(text)
+    return time.astimezone(datetime.timezone.utc) if time.tzinfo else \
+        time.replace(tzinfo=datetime.timezone.utc)
+
+
 class ParseError(Exception):
     pass
 

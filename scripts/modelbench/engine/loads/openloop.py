@@ -1,4 +1,5 @@
-"""openloop (tests/tools/openloop): GET at `rate` requests/s for `seconds`, each request at its
+"""openloop (tests/tools/openloop): GET at `rate` requests/s (or `share` of the server's
+capacity, which the engine turns into a rate) for `seconds`, each request at its
 intended time whatever became of the ones before (an open loop), over `c` keep-alive connections
 with `keepalive`, else a new connection each; its JSON report (stdout) gives the latency from the
 intended send time (corrected for coordinated omission) and from the actual send."""
@@ -20,7 +21,8 @@ class Openloop(Generator):
 
     def text(self, load):
         pool = f"-k -c {load.c} " if load.keepalive else ""
-        return f"openloop {pool}--rate {load.rate:g} -d {load.seconds:g}s {load.path}"
+        rate = f"{100 * load.share:g} % of capacity" if load.share else f"{load.rate:g}"
+        return f"openloop {pool}--rate {rate} -d {load.seconds:g}s {load.path}"
 
     def heading(self, record):
         pool = (f"a pool of {record.get('concurrency')} keep-alive connections"
@@ -33,7 +35,8 @@ class Openloop(Generator):
 
     def command(self, attempt, url):
         load = attempt.load
-        attempt.record.update(rate=load.rate, keepalive=load.keepalive)
+        attempt.record.update(rate=load.rate, keepalive=load.keepalive,
+                              **({"share": load.share} if load.share else {}))
         return [attempt.recorder.checkout.binary(self.binary), "--rate", f"{load.rate:g}",
                 "--duration", f"{load.seconds:g}", "--connections",
                 str(load.c if load.keepalive else 0), "--timeout", str(TIMEOUT_S), url]
@@ -66,8 +69,9 @@ def parse(text):
         "requests_per_s": round(report["completed_per_s"], 2),
         "sent_per_s": round(report["sent_per_s"], 2),
         "mean_ms": corrected["mean"], "p50_ms": corrected["p50"], "p90_ms": corrected["p90"],
-        "p99_ms": corrected["p99"], "max_ms": corrected["max"],
-        "uncorrected_mean_ms": uncorrected["mean"], "uncorrected_p99_ms": uncorrected["p99"],
+        "p99_ms": corrected["p99"], "p99_9_ms": corrected["p99_9"], "max_ms": corrected["max"],
+        "uncorrected_mean_ms": uncorrected["mean"], "uncorrected_p50_ms": uncorrected["p50"],
+        "uncorrected_p99_ms": uncorrected["p99"], "uncorrected_max_ms": uncorrected["max"],
         "duration_s": report["elapsed_s"],
         "generator_cpu_s": round(report["cpu_s"]["user"] + report["cpu_s"]["system"], 3),
     }
