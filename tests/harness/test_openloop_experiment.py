@@ -4,7 +4,7 @@ and its ratio within blocks, the knee, and the engine turning a share into a rat
 import pytest
 from crafted import blocks, record, results
 
-from modelbench.engine.engine import EarlierRunsMissing, Engine
+from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.engine.plan import Load, Run
 from modelbench.experiments import e7
 from modelbench.experiments.base import Context
@@ -41,16 +41,12 @@ def test_the_rate_is_the_share_of_the_capacity_measured_before():
     failed = dict(record(e7.capacity_base("node"), 1, "node", {}), status="failed")
     with pytest.raises(EarlierRunsMissing):
         e7.capacity_of("node")(records + [failed])
-
-    class Stub(Engine):
-        def __init__(self):
-            self.records = records
     run = Run("e7-php-s50", "t", "E7", Context("smoke", ["php"]).server("php"),
               Load("openloop", "/html", seconds=5, share=0.5), capacity=capacity)
-    rated = Stub()._rated(run)
+    rated = run.rated(records)
     assert rated.load.rate == 500 and rated.base == run.base and run.load.rate == 0
     plain = Run("e1b-php-c20", "t", "E1b", run.server, Load("ab", "/html", 20, seconds=1))
-    assert Stub()._rated(plain) is plain
+    assert plain.rated(records) is plain
 
 
 def test_sustained_is_the_highest_share_held_with_every_one_below():

@@ -5,7 +5,7 @@ import contextlib
 import os
 import random
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable
 
 from modelbench.engine import blocks, machine, plan, server, steps, warmup
@@ -175,13 +175,6 @@ class Engine:
         """A group's (or standalone run's) flags, once earlier runs decided them."""
         return tuple(item.flags(self.records) if callable(item.flags) else item.flags)
 
-    def _rated(self, run):
-        """run, its load at its share of the capacity earlier runs measured (when it has one)."""
-        if not run.load.share:
-            return run
-        rate = round(run.load.share * run.capacity(self.records), 1)
-        return replace(run, load=replace(run.load, rate=rate))
-
     def _start(self, group, number):
         """The group's server, started (or reached, when remote), or why it could not be."""
         key = group.server.key
@@ -243,7 +236,7 @@ class Engine:
     def _run(self, run, number, held):
         target, flags = held.target, held.flags
         try:
-            run = self._rated(run)
+            run = run.rated(self.records)
         except EarlierRunsMissing as error:
             return self._failed(run, number, str(error))
         if not run.load.kind.needs_server:

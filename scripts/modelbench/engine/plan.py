@@ -6,7 +6,7 @@ or after the same neighbour), the points' order reversed every other block (ABBA
 docs/experiments.md, "Blocks". Run ids are <base>-b<block>."""
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from modelbench.engine import loads
@@ -61,6 +61,14 @@ class Run:
     warm: bool = True
     record: dict = field(default_factory=dict)
     capacity: Optional[Callable] = None
+
+    def rated(self, records):
+        """This run, its load at its share of the capacity that records measured (itself when
+        its load has no share); capacity raises EarlierRunsMissing when they did not."""
+        if not self.load.share:
+            return self
+        rate = round(self.load.share * self.capacity(records), 1)
+        return replace(self, load=replace(self.load, rate=rate))
 
     @property
     def local_only(self):
