@@ -158,20 +158,24 @@ def cell(results, b):
     return " / ".join(fmt(v, 1 if v < 10 else 0) for v in values)
 
 
+def capacity_row(results, key):
+    """key's capacity, sustained rate, knee, and threads and processes at the highest share."""
+    sustained_rate, knee_share = sustained_interval(results, key), knee(results, key)
+    highest = base(key, shares(results)[-1] / 100)
+    return [results.label(key),
+            interval_cell(results.interval(capacity_base(key), "requests_per_s"), 0),
+            fmt(sustained_rate and sustained_rate.estimate, 0),
+            fmt(knee_share, 0, suffix=" %") if knee_share else "none",
+            fmt(results.figure(highest, "server_peak_threads"), 0),
+            fmt(results.figure(highest, "server_peak_processes"), 0)]
+
+
 def section(results):
     keys_ = keys(results)
     if not keys_ or not shares(results):
         return ""
     labels = [results.label(k) for k in keys_]
-    capacity_rows = [[results.label(k), interval_cell(results.interval(capacity_base(k),
-                                                                       "requests_per_s"), 0),
-                      fmt(sustained_interval(results, k) and
-                          sustained_interval(results, k).estimate, 0),
-                      fmt(knee(results, k), 0, suffix=" %") if knee(results, k) else "none",
-                      fmt(results.figure(base(k, shares(results)[-1] / 100),
-                                         "server_peak_threads"), 0),
-                      fmt(results.figure(base(k, shares(results)[-1] / 100),
-                                         "server_peak_processes"), 0)] for k in keys_]
+    capacity_rows = [capacity_row(results, k) for k in keys_]
     sweep_rows = [[f"{s} %"] + [f"{fmt(results.figure(b, 'rate_asked'), 0)}: {cell(results, b)}"
                                 for b in (base(k, s / 100) for k in keys_)]
                   for s in shares(results)]
