@@ -23,7 +23,7 @@ case "${1:-}" in
     "") ;;
     --quick) variants=(release); tier=quick ;;
     --unit) variants=(release); tier=unit ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$root/scripts/test.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scripts/test.sh: unknown option '$1' (--quick, --unit, --help)" >&2; exit 2 ;;
 esac
 

@@ -93,6 +93,10 @@ def run(verb, body):
     except (prepare.PrepareError, server.TargetError, VerbError) as error:
         print(f"{verb}.sh: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # A reader that left early (`| head`): what body started has stopped; nothing to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except KeyboardInterrupt:
         number = received[0] if received else signal.SIGINT
         print(f"\n{verb}.sh: interrupted by {signal.Signals(number).name}", file=sys.stderr)

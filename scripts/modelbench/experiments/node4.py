@@ -21,8 +21,6 @@ TODAY, POST = "node", "node4"
 # The claims naming one Node.js process (node4 runs no cluster).
 CLAIMS = ("E1a standalone", "E1b cores", "E1b flat: Node.js", "E1b PHP faster",
           "E1b PHP far faster")
-POST_GAP = {c: e1b.POST["php"][c].requests_per_s / e1b.POST["node"][c].requests_per_s
-            for c in (20, 200)}  # E1b's Apache+PHP ÷ Node.js
 NODES = ((TODAY, "Node.js 20, mysql 2.18.1"), (POST, "Node.js 4.4.7, mysql 2.11.1"),
          ("node4-native", "Node.js 4.4.7, mysql-native 0.4.7"))
 
@@ -62,9 +60,9 @@ def explained(today, post):
     """The share of the way from today's gap at -c 20 (php ÷ node) to the post's, on a log scale,
     that the post's runtime and driver (php ÷ node4) explain; None when today's is not below the
     post's. README's section from a summary.json (modelbench.reference) says it too."""
-    if POST_GAP[20] <= today:
+    if e1b.POST_GAP[20] <= today:
         return None
-    return math.log(post / today) / math.log(POST_GAP[20] / today)
+    return math.log(post / today) / math.log(e1b.POST_GAP[20] / today)
 
 
 def section(results):
@@ -73,13 +71,13 @@ def section(results):
     rows = [[f"php ÷ {node} ({what})"] + [interval_text(gap(results, node, c), prefix="×")
                                           for c in e1b.CONCURRENCIES] for node, what in NODES]
     rows += [["the post: Apache+PHP ÷ Node.js", "–"] +
-             [f"×{POST_GAP[c]:.1f}" for c in e1b.CONCURRENCIES[1:]]]
+             [f"×{e1b.POST_GAP[c]:.1f}" for c in e1b.CONCURRENCIES[1:]]]
     today, post = gap(results, TODAY, 20), gap(results, POST, 20)
     share = ""
     if today and post and (part := explained(today.estimate, post.estimate)) is not None:
         share = (f" At -c 20 today's Node.js leaves Apache+PHP ×{today.estimate:.2f} ahead, the "
                  f"post's runtime and driver ×{post.estimate:.2f}: of the way from today's gap to "
-                 f"the post's ×{POST_GAP[20]:.1f} (on a log scale) they explain "
+                 f"the post's ×{e1b.POST_GAP[20]:.1f} (on a log scale) they explain "
                  f"{100 * part:.0f} %; the rest is not the runtime or the driver.")
     return "\n".join([
         f"## {TITLE}", "",
