@@ -5,7 +5,7 @@ import math
 import pytest
 from crafted import blocks, record, results
 
-from modelbench.engine.engine import EarlierRunsMissing
+from modelbench.engine.plan import EarlierRunsMissing
 from modelbench.experiments import calibration, e1b, e5, e6
 from modelbench.experiments.base import Context
 

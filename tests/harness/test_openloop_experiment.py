@@ -4,7 +4,7 @@ and its ratio within blocks, the knee, and the engine turning a share into a rat
 import pytest
 from crafted import blocks, record, results
 
-from modelbench.engine.engine import EarlierRunsMissing
+from modelbench.engine.plan import EarlierRunsMissing
 from modelbench.engine.plan import Load, Run
 from modelbench.experiments import e7
 from modelbench.experiments.base import Context

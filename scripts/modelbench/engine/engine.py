@@ -18,11 +18,6 @@ LEAD_FORK_S = 0.5
 START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
 
 
-class EarlierRunsMissing(Exception):
-    """A run's flags or rate depend on earlier runs that did not give them (the calibrated cost,
-    the capacity an offered load is a share of)."""
-
-
 def estimate_s(run, first=False):
     """A run's seconds, its warm-up (first: its first at its point) or lead-in included."""
     tool = run.load.kind
@@ -184,7 +179,7 @@ class Engine:
             return Held(target=server.Target(key, self.remote[key], None))
         try:
             run_flags = self._flags(group)
-        except EarlierRunsMissing as error:
+        except plan.EarlierRunsMissing as error:
             return Held(cause=str(error))
         return self.start(group.server, f"{group.runs[0].base}-b{number}", run_flags, group.around)
 
@@ -237,12 +232,12 @@ class Engine:
         target, flags = held.target, held.flags
         try:
             run = run.rated(self.records)
-        except EarlierRunsMissing as error:
+        except plan.EarlierRunsMissing as error:
             return self._failed(run, number, str(error))
         if not run.load.kind.needs_server:
             try:
                 flags = (*run.server.flags, *self._flags(run))
-            except EarlierRunsMissing as error:
+            except plan.EarlierRunsMissing as error:
                 return self._failed(run, number, str(error))
         elif target is None:
             return self._failed(run, number, held.cause or "no server")

@@ -13,6 +13,11 @@ from modelbench.engine import loads
 from modelbench.systems import Server
 
 
+class EarlierRunsMissing(Exception):
+    """A run's flags or rate depend on earlier runs that did not give them (the calibrated cost,
+    the capacity an offered load is a share of)."""
+
+
 @dataclass(frozen=True)
 class Load:
     """One tool's settings (its module in engine.loads says what each means): a part's point."""

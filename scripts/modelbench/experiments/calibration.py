@@ -6,7 +6,7 @@ calibrated models join (e1b.choose), and E1b and E1a run them."""
 import contextlib
 from dataclasses import replace
 
-from modelbench.engine.engine import EarlierRunsMissing
+from modelbench.engine.plan import EarlierRunsMissing
 from modelbench.experiments import e1a, e1b
 from modelbench.experiments.base import (CLUSTERS, SIDES, cpu_per_request, machine_split, nothing,
                                          real_system_of)

@@ -7,9 +7,8 @@ import os
 from dataclasses import dataclass
 
 from modelbench import systems
-from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.engine.loads import ab
-from modelbench.engine.plan import Group, Load, Run
+from modelbench.engine.plan import EarlierRunsMissing, Group, Load, Run
 from modelbench.experiments.base import (BLOCKS, CLUSTERS, E1_SYSTEMS, SIDES, causes,
                                          cpu_per_request, figures, first_records, interval_cells,
                                          interval_columns, interval_line, keys_with,

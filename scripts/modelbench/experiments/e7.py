@@ -5,9 +5,8 @@ every process of a server stopped for a second in the middle of a run at half it
 
 import re
 
-from modelbench.engine.engine import EarlierRunsMissing
 from modelbench.engine.loads.paused import PAUSE_S
-from modelbench.engine.plan import Group, Load, Run
+from modelbench.engine.plan import EarlierRunsMissing, Group, Load, Run
 from modelbench.experiments.base import (E1_SYSTEMS, NO_FAILURES, NO_MORE, SIDES, SWEEP_BLOCKS,
                                          PERCENTILE_LOOK, figures, interval_columns, keys_with, ms,
                                          nothing, part, percentile_line, with_interval)
