@@ -149,3 +149,13 @@ def test_a_lead_in_has_its_own_cap(replay):
     warm = replay([(1000.0, 1, 3.0 * 0.88 ** i) for i in range(20)], before=1, concurrency=1,
                   reference=NODE_AT_C1)
     assert not warm.steady and warm.seconds == warmup.LEAD_MAX_S
+
+
+def test_a_server_that_stalls_now_and_then_has_answered_though_its_last_slice_did_not(replay):
+    # node4-native's first warm-up at -c 200 in a --standard run (requests/s a slice, 1 process).
+    rates = (97.8, 0.0, 138.6, 6.9, 0.0, 153.2, 10.9, 0.0, 184.3, 7.0, 0.0, 134.8, 0.0, 124.0,
+             0.0)
+    warm = replay([(r, 1) for r in rates], before=1)
+    assert warm.rate == 0.0 and not warm.steady
+    assert warm.answered
+    assert not replay([(0.0, 1)] * len(rates), before=1).answered

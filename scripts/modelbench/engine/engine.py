@@ -266,7 +266,7 @@ class Engine:
             meta["warmup"] = warm.as_record()
             self.log(f"    {'warm-up' if reference is None else 'lead-in'}: "
                      f"{warm.describe(target.local)}")
-            if not warm.rate:
+            if not warm.answered:
                 return self._failed(run, number, f"GET {load.path} of {target.base_url} "
                                     "answered nothing during the warm-up" +
                                     (f" (server log {target.process.stderr_path})"
