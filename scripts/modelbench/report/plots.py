@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 TERMINAL = "set terminal pngcairo size {w},{h} font 'sans,10'"
 STYLES = ("linespoints", "lines", "points")
 BAND_OPACITY = 0.18  # an interval's band: light enough that the bands of other lines show through
+CLOSE_MARKS = 0.03  # of the x axis: two marks' labels closer than this would overlap
 BAR_HALF_HEIGHT = 0.35  # a stacked panel's bars, in rows
 
 
@@ -119,11 +120,17 @@ def panel_script(panel, data, xs):
            "set logscale y" if panel.logy else "unset logscale y",
            "unset arrow", "unset label"]
     # Each mark's label runs up along its line, so that it stays inside the graph wherever the
-    # line is and beside another mark close to it.
-    for n, (x, text) in enumerate(panel.marks, 1):
+    # line is; a mark close to the one before has its label on the other side of its line.
+    previous, side = None, 1
+    if panel.marks:
+        span = len(xs) if panel.categories else max(map(float, xs)) - min(map(float, xs))
+        close = CLOSE_MARKS * span
+    for n, (x, text) in enumerate(sorted(panel.marks, key=lambda mark: float(mark[0])), 1):
+        side = -side if previous is not None and float(x) - previous < close else 1
+        previous = float(x)
         out += [f"set arrow {n} from {x}, graph 0 to {x}, graph 1 nohead dt 3 lc rgb '#555555'",
-                f"set label {n} {quoted(text)} at {x}, graph 0.98 right rotate by 90 offset -0.6,0 "
-                "font ',8'"]
+                f"set label {n} {quoted(text)} at {x}, graph 0.98 right rotate by 90 "
+                f"offset {-0.6 if side > 0 else 1.4},0 font ',8'"]
     if panel.stacked:
         return out + stacked_script(panel, data, xs)
     # Categories: half a step of room around the first and the last.
