@@ -117,7 +117,7 @@ def gaps_sentence(run):
         share = node4.explained(gaps[node4.TODAY]["value"], gaps[node4.POST]["value"])
         if share is not None:
             text += (f" The runtime and driver of 2016 explain {100 * share:.0f} % of the way, on "
-                     f"a log scale, from today's gap to the post's ×{node4.POST_GAP[20]:.1f}.")
+                     f"a log scale, from today's gap to the post's ×{e1b.POST_GAP[20]:.1f}.")
     return text
 
 
