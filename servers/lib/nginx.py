@@ -7,7 +7,8 @@ The settings and why:
 - worker_processes 1: the post's nginx 0.8.53 shipped nginx.conf with one worker, and it ran
   that (it names no tuning); Debian's own file says auto (a worker per core).
 - worker_connections 1024, the sample nginx.conf of that era: -c 200 through a proxy holds 400
-  connections (client and upstream), well within it.
+  connections (client and upstream), well within it. behind-nginx --worker-connections N raises
+  it (E8 holds up to 10,000 idle connections; each also needs an open file, RLIMIT_NOFILE).
 - proxy_pass with nginx's defaults: HTTP/1.0 to the backend and a new connection per request.
   nginx 0.8 had no keepalive to upstreams (it came in 1.1.4); --upstream-keepalive N turns the
   later practice on (HTTP/1.1, N idle connections kept per worker).
@@ -28,6 +29,7 @@ from launcher import GRACEFUL_S, as_root, give_to_www_data
 
 NGINX = "/usr/sbin/nginx"
 TEXT = "text/plain; charset=utf-8"
+WORKER_CONNECTIONS = 1024
 
 
 def quote(value):
@@ -56,7 +58,8 @@ def not_found_location():
             f"        }}")
 
 
-def write_config(directory, host, port, backlog, locations, upstream="", access_log=None):
+def write_config(directory, host, port, backlog, locations, upstream="", access_log=None,
+                 worker_connections=WORKER_CONNECTIONS):
     """DIR/nginx.conf serving locations (text of location blocks) on host:port; upstream: text
     of upstream blocks. Creates the temporary directories, writable by the workers."""
     temp = os.path.join(directory, "temp")
@@ -77,7 +80,7 @@ daemon off;
 master_process on;
 
 events {{
-    worker_connections 1024;
+    worker_connections {worker_connections};
 }}
 
 http {{
@@ -107,7 +110,8 @@ def command(directory):
             "-e", os.path.join(directory, "error.log")]
 
 
-def serve(supervisor, me, args, locations, upstream="", directory=None, port=None):
+def serve(supervisor, me, args, locations, upstream="", directory=None, port=None,
+          worker_connections=WORKER_CONNECTIONS):
     """nginx on --listen (port: chosen already, else --listen's or a free one) with these
     locations, until a signal: launcher.serve_front. directory: the instance's (default: --dir,
     else var/nginx/PORT)."""
@@ -115,7 +119,8 @@ def serve(supervisor, me, args, locations, upstream="", directory=None, port=Non
     directory = directory or launcher.instance_dir(args, "nginx", port)
 
     def start(port):
-        write_config(directory, args.host, port, args.backlog, locations, upstream, args.access_log)
+        write_config(directory, args.host, port, args.backlog, locations, upstream, args.access_log,
+                     worker_connections)
         return launcher.Daemon("nginx", command(directory), graceful=signal.SIGQUIT,
                                forced=signal.SIGTERM)
 
