@@ -33,6 +33,7 @@ class Load:
     delay_ms: int = 0
     rate: float = 0.0
     share: float = 0.0  # of the server's capacity: the run's capacity(records) sets the rate
+    held: int = 0  # idle keep-alive connections held through the run (engine.loads.idle)
 
     def __post_init__(self):
         if self.tool not in loads.ALL:

@@ -29,14 +29,15 @@ def members(pid):
 
 
 def snapshot(pid):
-    """{threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the kernel's counter,
+    """{processes, threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the kernel's counter,
     a snapshot unlike a walk of /proc/PID/task); None when the root is gone or a zombie."""
     if not alive(pid):
         return None
-    totals = {"threads": 0, "fds": 0, "rss_kib": 0, "peak_rss_kib": 0}
+    totals = {"processes": 0, "threads": 0, "fds": 0, "rss_kib": 0, "peak_rss_kib": 0}
     for process in members(pid):
         try:
             with process.oneshot():
+                totals["processes"] += 1
                 totals["threads"] += process.num_threads()
                 totals["fds"] += process.num_fds()
                 totals["rss_kib"] += process.memory_info().rss // 1024
@@ -44,6 +45,20 @@ def snapshot(pid):
             continue
         totals["peak_rss_kib"] += peak_rss_kib(process.pid) or 0
     return totals
+
+
+def pss_kib(pid):
+    """The proportional set size of a process tree (/proc/PID/smaps_rollup's Pss): shared pages
+    split between the processes that map them, so that a forked worker counts only what it adds;
+    None when a member's is unreadable (another user's process, an old kernel)."""
+    total = 0
+    for process in members(pid):
+        try:
+            with open(f"/proc/{process.pid}/smaps_rollup") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+        except (OSError, StopIteration, ValueError):
+            return None
+    return total
 
 
 def threads(pid):

@@ -1,0 +1,275 @@
+"""idle-openloop and idle-ab: `held` idle keep-alive connections opened first (each after one
+GET /hello, answered), the server's processes, threads, descriptors and memory read before and
+with them held, then a probe (openloop's /hello latency, or ab's /html rate) run while they are
+held, then the connections closed (E8, docs/experiments.md).
+
+The connections are held from this process (selectors over non-blocking sockets, OPENING at a
+time, so that a burst stays under the servers' listen backlog). They are not touched again: a
+request on each to keep it open would be load, not idleness. So they stay open only for the
+server's keep-alive timeout: Apache's KeepAliveTimeout and Node's keepAliveTimeout are 5 s, which
+the opening, the snapshot and a short probe fit in; the models' --keepalive-timeout and nginx's
+keepalive_timeout (65 s) are longer. How many were still open after the probe is recorded
+(open_after_probe). Opening stops short of `held` at the first of: the open-file limit (EMFILE),
+the ephemeral ports (EADDRNOTAVAIL), NO_PROGRESS_S without an answer while connections wait (the
+server's cap: every worker busy), OPEN_S in all; refused, reset and closed connections are counted
+and opening goes on. The record's `stopped` says which, and the figures the count reached."""
+
+import collections
+import contextlib
+import errno
+import resource
+import selectors
+import socket
+import time
+
+from modelbench.engine import processes
+from modelbench.engine.loads.ab import Ab
+from modelbench.engine.loads.base import StepFailed
+from modelbench.engine.loads.openloop import Openloop
+
+HOLD_PATH = "/hello"
+OPENING = 256  # connections being opened at once: under the servers' listen backlog (511)
+OPEN_S = 30
+NO_PROGRESS_S = 2.0
+FD_MARGIN = 200  # open files beyond the held connections: the harness's own and the probe's
+OPEN_RATE = 3000  # connections opened per second, about, for the estimate
+SETTLE_S = 0.2  # after the last answer, for the server to finish its bookkeeping
+CAUSES = {errno.ECONNREFUSED: "refused", errno.ECONNRESET: "reset",
+          errno.ETIMEDOUT: "connect timeout", errno.EADDRNOTAVAIL: "ephemeral ports",
+          errno.EMFILE: "open files", errno.ENFILE: "open files (system)"}
+STOPPING = {"open files", "open files (system)", "ephemeral ports"}  # no other connect can work
+
+
+@contextlib.contextmanager
+def open_files(needed):
+    """The soft open-file limit raised towards needed (as far as the hard limit allows) and
+    restored on leaving; yields the soft limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    raised = soft != resource.RLIM_INFINITY and soft < needed
+    if raised:
+        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    try:
+        yield resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    finally:
+        if raised:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+class Opening:
+    """One connection on its way to held: connect, send the GET, read the whole answer."""
+
+    def __init__(self, address):
+        self.socket = socket.socket(socket.AF_INET6 if ":" in address[0] else socket.AF_INET)
+        self.socket.setblocking(False)
+        self.request = f"GET {HOLD_PATH} HTTP/1.1\r\nHost: {address[0]}\r\n\r\n".encode()
+        self.data = b""
+        code = self.socket.connect_ex(address)
+        if code not in (0, errno.EINPROGRESS):
+            self.socket.close()
+            raise OSError(code, errno.errorcode.get(code, str(code)))
+
+    def step(self, events):
+        """Moves on after events: 'held', None (not yet) or a failure's cause."""
+        try:
+            if events & selectors.EVENT_WRITE and self.request:
+                code = self.socket.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if code:
+                    return CAUSES.get(code, errno.errorcode.get(code, str(code)))
+                self.socket.send(self.request)  # a few bytes: one send takes them
+                self.request = b""
+                return None
+            chunk = self.socket.recv(65536)
+        except OSError as error:
+            return CAUSES.get(error.errno, str(error))
+        if not chunk:
+            return "closed by the server"
+        self.data += chunk
+        return answered(self.data)
+
+
+def answered(data):
+    """'held' once data is a whole 200 answer (Content-Length), None before, else its cause."""
+    head, found, body = data.partition(b"\r\n\r\n")
+    if not found:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    status = lines[0].split()[1] if len(lines[0].split()) > 1 else "?"
+    if status != "200":
+        return f"answered {status}"
+    headers = {name.strip().lower(): value.strip() for name, _, value in
+               (line.partition(":") for line in lines[1:])}
+    return "held" if len(body) >= int(headers.get("content-length", 0)) else None
+
+
+class Holder:
+    """Idle keep-alive connections to address; close() closes them all."""
+
+    def __init__(self, address):
+        self.address = address
+        self.connections = []  # the answered ones, then those waiting when opening stopped
+        self.waiting = 0  # connections still waiting for their answer when opening stopped
+        self.failures = collections.Counter()
+        self.stopped = ""
+
+    def open(self, count, open_s=OPEN_S, no_progress_s=NO_PROGRESS_S):
+        """Opens connections until count are held or a cause stops it (self.stopped): the
+        answered ones."""
+        selector, started = selectors.DefaultSelector(), time.monotonic()
+        last_progress, tried = started, 0
+        try:
+            while len(self.connections) < count:
+                while tried < count and len(selector.get_map()) < OPENING and not self.stopped:
+                    tried += 1
+                    try:
+                        opening = Opening(self.address)
+                    except OSError as error:
+                        self._failed(CAUSES.get(error.errno, str(error)))
+                        continue
+                    selector.register(opening.socket, selectors.EVENT_WRITE, opening)
+                if not selector.get_map():
+                    break
+                now = time.monotonic()
+                if now - started > open_s:
+                    self.stopped = f"{open_s:g} s of opening"
+                    break
+                if now - last_progress > no_progress_s:
+                    self.stopped = (f"no answer for {no_progress_s:g} s while "
+                                    f"{len(selector.get_map())} waited (the server's cap)")
+                    break
+                for key, events in selector.select(timeout=0.1):
+                    opening, outcome = key.data, key.data.step(events)
+                    if outcome is None:
+                        if not opening.request:
+                            selector.modify(opening.socket, selectors.EVENT_READ, opening)
+                        continue
+                    selector.unregister(opening.socket)
+                    last_progress = time.monotonic()
+                    if outcome == "held":
+                        self.connections.append(opening.socket)
+                    else:
+                        opening.socket.close()
+                        self._failed(outcome)
+        finally:
+            self.waiting = len(selector.get_map())
+            # Waiting ones stay open through the probe, as clients queued for a worker would.
+            self.connections += [key.fileobj for key in list(selector.get_map().values())]
+            selector.close()
+        return len(self.connections) - self.waiting
+
+    def _failed(self, cause):
+        self.failures[cause] += 1
+        if cause in STOPPING and not self.stopped:
+            self.stopped = cause
+
+    def still_open(self):
+        """How many of the connections the server has not closed (no EOF or reset pending)."""
+        closed = 0
+        for connection in self.connections:
+            try:
+                if connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                    closed += 1
+            except BlockingIOError:
+                continue
+            except OSError:
+                closed += 1
+        return len(self.connections) - closed
+
+    def close(self):
+        for connection in self.connections:
+            connection.close()
+        self.connections = []
+
+
+def memory(pid):
+    """processes.snapshot of the server with its pss_kib (None: unreadable)."""
+    figures = processes.snapshot(pid)
+    if figures is None:
+        raise StepFailed("the server is gone")
+    return {**figures, "pss_kib": processes.pss_kib(pid)}
+
+
+def held_figures(asked, answered, holder, before, during, after, open_after, limit):
+    """The run's figures of the held connections: counts, why opening stopped, and the memory,
+    threads, processes and descriptors before, while held (after opening; after the probe)."""
+    figures = {"held_asked": asked, "held": answered, "held_waiting": holder.waiting,
+               "held_failed": sum(holder.failures.values()), "open_after_probe": open_after,
+               "open_files_limit": limit}
+    for key in ("processes", "threads", "fds", "rss_kib", "pss_kib"):
+        figures[f"before_{key}"] = before[key]
+        figures[f"held_{key}"] = during[key]
+        figures[f"after_{key}"] = after[key]
+    figures.update(per_connection(answered, before, during))
+    return figures
+
+
+def per_connection(answered, before, during):
+    """KiB per held connection: the memory's growth over the answered connections, PSS where
+    every process's was readable both times, else RSS (memory_measure says which)."""
+    measure = "pss" if before["pss_kib"] is not None and during["pss_kib"] is not None else "rss"
+    if not answered:
+        return {"memory_measure": measure}
+    grown = during[f"{measure}_kib"] - before[f"{measure}_kib"]
+    return {"memory_measure": measure, "kib_per_connection": round(grown / answered, 2),
+            "rss_kib_per_connection": round(
+                (during["rss_kib"] - before["rss_kib"]) / answered, 2)}
+
+
+def stop_text(figures, stopped, failures):
+    """Why opening ended short of held_asked ('' when it did not), with the failures' causes."""
+    if figures["held"] >= figures["held_asked"]:
+        return ""
+    counted = ", ".join(f"{n} {cause}" for cause, n in sorted(failures.items()))
+    return (f"{figures['held']:,} of {figures['held_asked']:,} held: "
+            f"{stopped or 'every connection tried'}" + (f" (failed: {counted})" if counted else "")
+            + f"; open-file limit {figures['open_files_limit']}")
+
+
+class Holding:
+    """Before a probe tool in the bases: its run with `held` connections held around it."""
+
+    local_only = "it reads the memory of the server's processes"
+
+    def connections(self, load):
+        return load.held + super().connections(load)
+
+    def text(self, load):
+        return f"{load.held:,} idle connections held, probe: {super().text(load)}"
+
+    def heading(self, record):
+        return (f"{record.get('held_asked', '?')} idle keep-alive connections held, probe: "
+                f"{super().heading(record)}")
+
+    def estimate_s(self, load):
+        return load.held / OPEN_RATE + SETTLE_S + super().estimate_s(load)
+
+    def summary(self, figures):
+        return (f"held {figures['held']} of {figures['held_asked']} "
+                f"({figures.get('kib_per_connection', '?')} KiB each, "
+                f"{figures['held_threads']} threads, {figures['held_processes']} processes); "
+                f"probe: {super().summary(figures)}")
+
+    def run(self, attempt):
+        target, asked = attempt.target, attempt.load.held
+        with open_files(asked + FD_MARGIN) as limit:
+            holder = Holder((target.host.strip("[]"), target.port))
+            try:
+                before = memory(target.pid)
+                answered = holder.open(asked)
+                time.sleep(SETTLE_S)
+                during = memory(target.pid)
+                super().run(attempt)
+                after, open_after = memory(target.pid), holder.still_open()
+            finally:
+                holder.close()
+        figures = held_figures(asked, answered, holder, before, during, after, open_after, limit)
+        attempt.record["figures"].update(figures)
+        attempt.record["stopped"] = stop_text(figures, holder.stopped, holder.failures)
+
+
+class IdleOpenloop(Holding, Openloop):
+    name = "idle-openloop"
+
+
+class IdleAb(Holding, Ab):
+    name = "idle-ab"
