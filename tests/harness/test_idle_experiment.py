@@ -1,0 +1,177 @@
+"""E8 and its load tools on crafted data: an answer read whole, how opening stops and says so, the
+memory per connection, the open-file limit given back, the claims both ways, the plan per size and
+the report, plot and headline figures."""
+
+import resource
+import socket
+
+import pytest
+from crafted import blocks, results
+
+from modelbench.engine.loads import ALL, idle
+from modelbench.experiments import e8
+from modelbench.experiments.base import Context
+from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, REPRODUCED
+
+
+def test_an_answer_is_held_once_its_body_is_whole():
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n\r\n"
+    assert idle.answered(head[:20]) is None
+    assert idle.answered(head + b"Hello") is None
+    assert idle.answered(head + b"Hello world\n") == "held"
+    assert idle.answered(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n") == \
+        "answered 503"
+
+
+def snapshot(rss, pss, processes=1, threads=1, fds=10):
+    return {"processes": processes, "threads": threads, "fds": fds, "rss_kib": rss,
+            "pss_kib": pss}
+
+
+def test_memory_per_connection_is_pss_when_readable_else_rss():
+    before, during = snapshot(10_000, 8_000), snapshot(30_000, 18_000)
+    assert idle.per_connection(100, before, during) == {
+        "memory_measure": "pss", "kib_per_connection": 100.0, "rss_kib_per_connection": 200.0}
+    unreadable = snapshot(30_000, None)
+    assert idle.per_connection(100, before, unreadable)["kib_per_connection"] == 200.0
+    assert idle.per_connection(100, before, unreadable)["memory_measure"] == "rss"
+    assert "kib_per_connection" not in idle.per_connection(0, before, during)
+
+
+class Opened:
+    """A Holder's outcome as held_figures reads it."""
+    waiting, failures, stopped = 256, {"reset": 2}, "no answer for 2 s while 256 waited"
+
+
+def test_a_stop_short_says_what_stopped_it_and_the_count_reached():
+    before, during = snapshot(10_000, 8_000, 6, 6, 20), snapshot(40_000, 20_000, 151, 151, 600)
+    figures = idle.held_figures(1000, 150, Opened, before, during, during, 406, 2200)
+    assert figures["held"] == 150 and figures["held_waiting"] == 256
+    assert figures["held_failed"] == 2 and figures["held_processes"] == 151
+    assert figures["kib_per_connection"] == 80.0
+    text = idle.stop_text(figures, Opened.stopped, Opened.failures)
+    assert text.startswith("150 of 1,000 held: no answer for 2 s") and "2 reset" in text
+    assert "open-file limit 2200" in text
+    whole = dict(figures, held=1000)
+    assert idle.stop_text(whole, "", {}) == ""
+
+
+def test_refused_connections_are_counted_and_opening_goes_on():
+    with socket.socket() as spare:
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    holder = idle.Holder(("127.0.0.1", port))  # nothing listens there now
+    try:
+        assert holder.open(3, open_s=5) == 0
+    finally:
+        holder.close()
+    assert holder.failures == {"refused": 3} and holder.stopped == ""
+
+
+def test_connections_nobody_answers_stop_opening_as_the_servers_cap():
+    with socket.socket() as listener:  # accepts into its backlog, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        holder = idle.Holder(listener.getsockname())
+        try:
+            assert holder.open(5, open_s=5, no_progress_s=0.3) == 0
+            assert holder.waiting == 5 and holder.still_open() == 5
+        finally:
+            holder.close()
+    assert "the server's cap" in holder.stopped
+
+
+def test_the_open_file_limit_is_raised_for_the_run_and_given_back():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = min(soft, 4096) - 10  # room to raise it within the hard limit, whatever it is
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
+    try:
+        with idle.open_files(lowered + 5) as limit:
+            assert limit == lowered + 5 == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (lowered, hard)
+        with idle.open_files(1) as limit:  # never lowered
+            assert limit == lowered
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_tools_say_what_they_hold_and_probe():
+    load = e8.plan(Context("smoke", ["php"]))[0].runs()[-1].load
+    assert load.tool == "idle-ab" and load.held == 200
+    assert ALL["idle-ab"].text(load) == "200 idle connections held, probe: ab -c 10 -n 200 /html"
+    assert ALL["idle-ab"].connections(load) == 200 + 200  # ab's new connections too
+    assert ALL["idle-openloop"].local_only
+
+
+def run_figures(held, asked, kib, p99, threads=None):
+    return {"held": held, "held_asked": asked, "open_after_probe": held, "memory_measure": "pss",
+            "kib_per_connection": kib, "held_processes": 1, "held_threads": threads or 1,
+            "held_fds": held + 20, "p50_ms": p99 / 3, "p99_ms": p99, "requests_per_s": 500}
+
+
+def system(key, per_count, block_count=3):
+    """Records of key's /hello runs at each count: per_count {asked: (held, KiB, p99 ms)}."""
+    out = []
+    for asked, (held, kib, p99) in per_count.items():
+        stopped = {"stopped": f"{held} of {asked} held: the server's cap"} if held < asked else {}
+        out += blocks(e8.base(key, asked), key,
+                      *[run_figures(held, asked, kib * (1 + b / 100), p99 * (1 + b / 100))
+                        for b in range(block_count)], **stopped)
+    return out
+
+
+# A process per connection and its probe's wait past the workers; an event loop.
+PREFORK = {100: (100, 900, 5), 1000: (150, 880, 3000)}
+LOOP = {100: (100, 3, 4), 1000: (1000, 2.5, 5)}
+
+
+def test_the_claims_hold_for_a_worker_per_connection_against_a_loop():
+    r = results(*system("php", PREFORK), *system("node", LOOP), *system("blocking", LOOP),
+                *system("async", PREFORK))
+    memory = e8.memory_claim(r)
+    assert memory.real.verdict == REPRODUCED
+    assert "with 150 held" in memory.real.evidence and "e8-node-n1000-hello" in memory.real.bases
+    assert memory.model.verdict == NOT_REPRODUCED  # crafted the other way round
+    waits = e8.probe_claim(r)
+    assert waits.real.verdict == REPRODUCED and waits.real.statistic.estimate == pytest.approx(600)
+    assert waits.model.verdict == NOT_REPRODUCED
+
+
+def test_the_claims_need_counts_on_both_sides_of_the_workers():
+    r = results(*system("php", {100: PREFORK[100]}), *system("node", {100: LOOP[100]}))
+    assert e8.probe_claim(r).real.verdict == NOT_MEASURED
+    assert e8.memory_claim(r).model.verdict == NOT_MEASURED
+
+
+def test_the_plan_per_size():
+    ctx = Context("smoke", ["php", "node", "blocking", "async", "nginx"])
+    part, = e8.plan(ctx)
+    assert part.blocks == 1 and part.more == 0
+    assert all(len(group.runs) == 1 and not group.runs[0].warm for group in part.groups)
+    helds = sorted({run.load.held for run in part.runs()})
+    assert helds == [10, 200]
+    nginx = [run for run in part.runs() if run.server.key == "nginx"]
+    assert {run.load.tool for run in nginx} == {"idle-openloop"}  # it serves /hello only
+    assert nginx[0].server.own_flags == ("--worker-connections", str(e8.NGINX_CONNECTIONS))
+    flags = {run.server.key: run.server.own_flags for run in part.runs()}
+    assert flags["async"] == ("--keepalive-timeout", str(e8.ASYNC_KEEPALIVE_S))
+    assert flags["php"] == flags["blocking"] == ()  # their 5 s, the posts' point
+    standard, = e8.plan(Context("standard", ["async"]))
+    assert sorted({run.load.held for run in standard.runs()}) == [100, 1000, 5000, 10000]
+    assert standard.blocks == 9 and len(standard.runs()) == 8
+    assert e8.plan(Context("default", ["node4", "fpm"])) == []  # the posts' four and nginx
+
+
+def test_the_report_plot_and_headline_read_the_runs(tmp_path):
+    r = results(*system("php", PREFORK), *system("async", LOOP), directory=str(tmp_path))
+    text = e8.section(r)
+    assert "| php | 100 (100) | 150 of 1,000 (150) |" in text
+    assert "- php, 1,000: 150 of 1000 held: the server's cap" in text
+    assert "pss of every process" in text
+    plot, = e8.plots(r)
+    assert plot.columns == ["held", "php_kib", "php_p99", "async_kib", "async_p99"]
+    assert plot.rows[0][0] == 100 and plot.rows[0][1] == pytest.approx(909)
+    headline = {figure.name: figure.json() for figure in e8.headline(r)}
+    held = headline["E8 php with 1,000 asked: connections held"]
+    assert held["value"] == 150 and held["concurrency"] == 1000 and held["unit"] == "connections"
+    assert headline["E8 async with 1,000 asked: KiB per connection"]["unit"] == "KiB"
