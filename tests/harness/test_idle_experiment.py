@@ -158,7 +158,7 @@ def test_the_plan_per_size():
     assert flags["php"] == flags["blocking"] == ()  # their 5 s, the posts' point
     standard, = e8.plan(Context("standard", ["async"]))
     assert sorted({run.load.held for run in standard.runs()}) == [100, 1000, 5000, 10000]
-    assert standard.blocks == 9 and len(standard.runs()) == 8
+    assert standard.blocks == 3 and len(standard.runs()) == 8
     assert e8.plan(Context("default", ["node4", "fpm"])) == []  # the posts' four and nginx
 
 

@@ -25,8 +25,8 @@ Why each choice:
 import re
 
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (NO_MORE, POSTS, SIDES, ms, nothing, part, server_order,
-                                         style)
+from modelbench.experiments.base import (NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, ms, nothing, part,
+                                         server_order, style)
 from modelbench.report.plots import Line, Panel, Plot
 from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, interval_cell, table
@@ -48,7 +48,6 @@ ASYNC_KEEPALIVE_S = 60
 NGINX_CONNECTIONS = 11000
 STANDARD = (100, 1000, 5000, 10000)
 SIZES = {"smoke": (10, 200), "default": STANDARD, "standard": STANDARD, "full": STANDARD}
-BLOCKS = {"smoke": 1, "default": 4, "standard": 9, "full": 9}
 
 
 def base(key, held, probe="hello"):
@@ -64,7 +63,8 @@ def own_flags(name):
 
 def plan(ctx):
     """One part: a group of one run per server, held count and probe (/html only where the
-    system serves it)."""
+    system serves it), in E5's to E7's three blocks: a connection's memory varies little, and
+    the claims' thresholds are far apart."""
     groups = []
     for server in ctx.servers(SYSTEMS, needs="/hello"):
         server = ctx.server(server.system.name, own_flags=own_flags(server.system.name))
@@ -75,7 +75,7 @@ def plan(ctx):
                 probes.append(("html", Load("idle-ab", "/html", c=HTML_C, n=HTML_N, held=held)))
             groups += [Group([Run(base(server.key, held, probe), f"E8 {server.key}: {load.text()}",
                                   KEY, server, load, warm=False)]) for probe, load in probes]
-    return [part(ctx, groups, BLOCKS, NO_MORE)] if groups else []
+    return [part(ctx, groups, SWEEP_BLOCKS, NO_MORE)] if groups else []
 
 
 def counts(results):
