@@ -266,7 +266,8 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     loads = [r.load for p in parts for g in p.groups for r in g.runs]
     with open(os.path.join(directory, "checks.txt"), "w") as f:
         f.write("\n".join(checks.system_checks(log, max(load.c for load in loads),
-                                               max(load.connections for load in loads))) + "\n")
+                                               max(load.connections for load in loads),
+                                               max(load.held for load in loads))) + "\n")
     # A smoke run checks the machinery, not the figures: no waiting, one short warm-up slice.
     smoke = args.size == "smoke"
     warmup_max_s = 1 if smoke else WARMUP_MAX_S

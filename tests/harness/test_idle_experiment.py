@@ -1,13 +1,15 @@
 """E8 and its load tools on crafted data: an answer read whole, how opening stops and says so, the
-memory per connection, the open-file limit given back, the claims both ways, the plan per size and
-the report, plot and headline figures."""
+memory per connection, the open files needed, the claims both ways, the plan per size and the
+report, plot and headline figures."""
 
-import resource
 import socket
+import threading
+import time
 
 import pytest
 from crafted import blocks, results
 
+from modelbench import checks
 from modelbench.engine.loads import ALL, idle
 from modelbench.experiments import e8
 from modelbench.experiments.base import Context
@@ -39,19 +41,22 @@ def test_memory_per_connection_is_pss_when_readable_else_rss():
 
 
 class Opened:
-    """A Holder's outcome as held_figures reads it."""
-    waiting, failures, stopped = 256, {"reset": 2}, "no answer for 2 s while 256 waited"
+    """A Holder's outcome as held_figures reads it: 300 answered (150 of them closed since, at
+    the keep-alive timeout), 256 waiting."""
+    answered, waiting = [None] * 300, [None] * 256
+    failures, stopped = {"reset": 2}, "10 s of opening"
 
 
 def test_a_stop_short_says_what_stopped_it_and_the_count_reached():
     before, during = snapshot(10_000, 8_000, 6, 6, 20), snapshot(40_000, 20_000, 151, 151, 600)
-    figures = idle.held_figures(1000, 150, Opened, before, during, during, 406, 2200)
-    assert figures["held"] == 150 and figures["held_waiting"] == 256
-    assert figures["held_failed"] == 2 and figures["held_processes"] == 151
-    assert figures["kib_per_connection"] == 80.0
+    figures = idle.held_figures(Opened, 1000, 150, before, during, during, 140, (2200, None))
+    assert figures["held"] == 150 and figures["held_answered"] == 300
+    assert figures["held_waiting"] == 256 and figures["held_failed"] == 2
+    assert figures["held_processes"] == 151 and figures["open_after_probe"] == 140
+    assert figures["kib_per_connection"] == 80.0  # over the 150 held, not the 300 answered
     text = idle.stop_text(figures, Opened.stopped, Opened.failures)
-    assert text.startswith("150 of 1,000 held: no answer for 2 s") and "2 reset" in text
-    assert "open-file limit 2200" in text
+    assert text.startswith("150 of 1,000 held: 10 s of opening") and "2 reset" in text
+    assert text.endswith("open-file limits: harness 2200, server ?")
     whole = dict(figures, held=1000)
     assert idle.stop_text(whole, "", {}) == ""
 
@@ -62,10 +67,38 @@ def test_refused_connections_are_counted_and_opening_goes_on():
         port = spare.getsockname()[1]
     holder = idle.Holder(("127.0.0.1", port))  # nothing listens there now
     try:
-        assert holder.open(3, open_s=5) == 0
+        holder.open(3, open_s=5)
+        assert holder.answered == [] and holder.waiting == []
     finally:
         holder.close()
     assert holder.failures == {"refused": 3} and holder.stopped == ""
+
+
+def test_answered_connections_are_held_and_those_closed_since_are_not_counted():
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nHello\n"
+    with socket.socket() as listener:  # answers two GETs, then closes the second connection
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+
+        def answer_two():
+            accepted = [listener.accept()[0] for _ in range(2)]
+            for connection in accepted:
+                connection.recv(1024)
+                connection.sendall(answer)
+            accepted[1].close()
+            time.sleep(0.5)
+            accepted[0].close()
+        thread = threading.Thread(target=answer_two)
+        thread.start()
+        holder = idle.Holder(listener.getsockname())
+        try:
+            holder.open(2, open_s=5)
+            time.sleep(0.2)
+            assert len(holder.answered) == 2 and holder.still_open() == 1
+        finally:
+            holder.close()
+            thread.join()
+    assert holder.stopped == "" and not holder.failures
 
 
 def test_connections_nobody_answers_stop_opening_as_the_servers_cap():
@@ -74,25 +107,16 @@ def test_connections_nobody_answers_stop_opening_as_the_servers_cap():
         listener.listen(16)
         holder = idle.Holder(listener.getsockname())
         try:
-            assert holder.open(5, open_s=5, no_progress_s=0.3) == 0
-            assert holder.waiting == 5 and holder.still_open() == 5
+            holder.open(5, open_s=5, no_progress_s=0.3)
+            assert len(holder.waiting) == 5 and holder.still_open() == 0
         finally:
             holder.close()
     assert "the server's cap" in holder.stopped
 
 
-def test_the_open_file_limit_is_raised_for_the_run_and_given_back():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    lowered = min(soft, 4096) - 10  # room to raise it within the hard limit, whatever it is
-    resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
-    try:
-        with idle.open_files(lowered + 5) as limit:
-            assert limit == lowered + 5 == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (lowered, hard)
-        with idle.open_files(1) as limit:  # never lowered
-            assert limit == lowered
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+def test_the_open_files_needed_cover_both_ends_of_the_held_connections():
+    assert checks.open_files_needed(200) == 800  # siege's users and the server's side
+    assert checks.open_files_needed(10, held=10_000) == 10_400  # an end in each process
 
 
 def test_the_tools_say_what_they_hold_and_probe():

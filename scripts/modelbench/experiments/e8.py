@@ -17,10 +17,13 @@ Why each choice:
   keeps its keepalive_timeout 65 and gets --worker-connections NGINX_CONNECTIONS (1024 caps it
   otherwise). open_after_probe records how many were still open after the probe.
 - The memory is the growth of every process of the system (PSS where readable: a forked worker
-  counts only what it adds; else RSS) divided by the connections answered, not those asked.
-- The open-file limit is raised for the run to the held connections and a margin, as far as the
-  hard limit allows, and restored after it (the server inherits the harness's: reproduce's
-  checks raise it for the whole run to twice the most connections, as for every experiment)."""
+  counts only what it adds; else RSS) divided by the connections held when it was read (answered
+  and still open), not those asked.
+- The open-file limit: reproduce's checks raise the soft limit, before any server starts, to
+  the most connections a run holds and 400 more (checks.open_files_needed), as far as the hard
+  limit allows: the harness holds one end of each connection, the server, which inherits the
+  limit, the other. The raise is this process's and its children's, and ends with them. Each run
+  records both limits in force."""
 
 import re
 
@@ -147,7 +150,7 @@ def section(results):
         *(["Where fewer were held, what stopped the opening:", "", stopped, ""]
           if stopped else []),
         f"Memory per held connection, KiB ({' or '.join(measures) or 'none measured'} of every "
-        "process of the system, its growth over the connections answered):", "",
+        "process of the system, its growth over the connections held):", "",
         table(header, memory_rows), "",
         "Processes / threads / descriptors with them held:", "",
         table(header, shape_rows), "",

@@ -6,21 +6,23 @@ held, then the connections closed (E8, docs/experiments.md).
 The connections are held from this process (selectors over non-blocking sockets, OPENING at a
 time, so that a burst stays under the servers' listen backlog). They are not touched again: a
 request on each to keep it open would be load, not idleness. So they stay open only for the
-server's keep-alive timeout: Apache's KeepAliveTimeout and Node's keepAliveTimeout are 5 s, which
-the opening, the snapshot and a short probe fit in; the models' --keepalive-timeout and nginx's
-keepalive_timeout (65 s) are longer. How many were still open after the probe is recorded
-(open_after_probe). Opening stops short of `held` at the first of: the open-file limit (EMFILE),
-the ephemeral ports (EADDRNOTAVAIL), NO_PROGRESS_S without an answer while connections wait (the
-server's cap: every worker busy), OPEN_S in all; refused, reset and closed connections are counted
-and opening goes on. The record's `stopped` says which, and the figures the count reached."""
+server's keep-alive timeout (5 s for Apache, Node.js and the blocking model; E8 says why and
+which are longer). `held` counts the answered ones still open when the memory is read, and
+open_after_probe those still open after the probe. Opening stops short of `held` at the first
+of: the open-file limit (EMFILE), the ephemeral ports (EADDRNOTAVAIL), NO_PROGRESS_S without an
+answer while connections wait (the server's cap: every worker busy, or its open files), OPEN_S
+in all (Apache spawning workers a few a second while the first connections time out); refused,
+reset and closed connections are counted and opening goes on. The record's `stopped` says which,
+and the figures the count reached."""
 
 import collections
-import contextlib
 import errno
 import resource
 import selectors
 import socket
 import time
+
+import psutil
 
 from modelbench.engine import processes
 from modelbench.engine.loads.ab import Ab
@@ -29,31 +31,14 @@ from modelbench.engine.loads.openloop import Openloop
 
 HOLD_PATH = "/hello"
 OPENING = 256  # connections being opened at once: under the servers' listen backlog (511)
-OPEN_S = 30
+OPEN_S = 10  # within it 10,000 are opened at 1,000 a second
 NO_PROGRESS_S = 2.0
-FD_MARGIN = 200  # open files beyond the held connections: the harness's own and the probe's
 OPEN_RATE = 3000  # connections opened per second, about, for the estimate
 SETTLE_S = 0.2  # after the last answer, for the server to finish its bookkeeping
 CAUSES = {errno.ECONNREFUSED: "refused", errno.ECONNRESET: "reset",
           errno.ETIMEDOUT: "connect timeout", errno.EADDRNOTAVAIL: "ephemeral ports",
           errno.EMFILE: "open files", errno.ENFILE: "open files (system)"}
 STOPPING = {"open files", "open files (system)", "ephemeral ports"}  # no other connect can work
-
-
-@contextlib.contextmanager
-def open_files(needed):
-    """The soft open-file limit raised towards needed (as far as the hard limit allows) and
-    restored on leaving; yields the soft limit in force."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    raised = soft != resource.RLIM_INFINITY and soft < needed
-    if raised:
-        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    try:
-        yield resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    finally:
-        if raised:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 class Opening:
@@ -107,18 +92,17 @@ class Holder:
 
     def __init__(self, address):
         self.address = address
-        self.connections = []  # the answered ones, then those waiting when opening stopped
-        self.waiting = 0  # connections still waiting for their answer when opening stopped
+        self.answered = []
+        self.waiting = []  # those still waiting for their answer when opening stopped
         self.failures = collections.Counter()
         self.stopped = ""
 
     def open(self, count, open_s=OPEN_S, no_progress_s=NO_PROGRESS_S):
-        """Opens connections until count are held or a cause stops it (self.stopped): the
-        answered ones."""
+        """Opens connections until count are answered or a cause stops it (self.stopped)."""
         selector, started = selectors.DefaultSelector(), time.monotonic()
         last_progress, tried = started, 0
         try:
-            while len(self.connections) < count:
+            while len(self.answered) < count:
                 while tried < count and len(selector.get_map()) < OPENING and not self.stopped:
                     tried += 1
                     try:
@@ -146,16 +130,14 @@ class Holder:
                     selector.unregister(opening.socket)
                     last_progress = time.monotonic()
                     if outcome == "held":
-                        self.connections.append(opening.socket)
+                        self.answered.append(opening.socket)
                     else:
                         opening.socket.close()
                         self._failed(outcome)
         finally:
-            self.waiting = len(selector.get_map())
             # Waiting ones stay open through the probe, as clients queued for a worker would.
-            self.connections += [key.fileobj for key in list(selector.get_map().values())]
+            self.waiting = [key.fileobj for key in list(selector.get_map().values())]
             selector.close()
-        return len(self.connections) - self.waiting
 
     def _failed(self, cause):
         self.failures[cause] += 1
@@ -163,9 +145,10 @@ class Holder:
             self.stopped = cause
 
     def still_open(self):
-        """How many of the connections the server has not closed (no EOF or reset pending)."""
+        """How many of the answered connections the server has not closed (no EOF or reset
+        pending): a server may close one at its keep-alive timeout while others are opened."""
         closed = 0
-        for connection in self.connections:
+        for connection in self.answered:
             try:
                 if connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
                     closed += 1
@@ -173,12 +156,12 @@ class Holder:
                 continue
             except OSError:
                 closed += 1
-        return len(self.connections) - closed
+        return len(self.answered) - closed
 
     def close(self):
-        for connection in self.connections:
+        for connection in self.answered + self.waiting:
             connection.close()
-        self.connections = []
+        self.answered, self.waiting = [], []
 
 
 def memory(pid):
@@ -189,30 +172,41 @@ def memory(pid):
     return {**figures, "pss_kib": processes.pss_kib(pid)}
 
 
-def held_figures(asked, answered, holder, before, during, after, open_after, limit):
-    """The run's figures of the held connections: counts, why opening stopped, and the memory,
-    threads, processes and descriptors before, while held (after opening; after the probe)."""
-    figures = {"held_asked": asked, "held": answered, "held_waiting": holder.waiting,
-               "held_failed": sum(holder.failures.values()), "open_after_probe": open_after,
-               "open_files_limit": limit}
+def open_files_limits(pid):
+    """The soft open-file limits of the harness and of the server's root process (its workers
+    inherit it; None: unreadable), which reproduce's checks raised before the servers started."""
+    try:
+        server = psutil.Process(pid).rlimit(psutil.RLIMIT_NOFILE)[0]
+    except (psutil.Error, OSError):
+        server = None
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0], server
+
+
+def held_figures(holder, asked, held, before, during, after, open_after, limits):
+    """The run's figures of the held connections: counts (held: the answered ones still open
+    when the memory was read), why opening stopped, and the memory, threads, processes and
+    descriptors before, while held (after opening) and after the probe."""
+    figures = {"held_asked": asked, "held": held, "held_answered": len(holder.answered),
+               "held_waiting": len(holder.waiting), "held_failed": sum(holder.failures.values()),
+               "open_after_probe": open_after,
+               "open_files_limit": limits[0], "server_open_files_limit": limits[1]}
     for key in ("processes", "threads", "fds", "rss_kib", "pss_kib"):
         figures[f"before_{key}"] = before[key]
         figures[f"held_{key}"] = during[key]
         figures[f"after_{key}"] = after[key]
-    figures.update(per_connection(answered, before, during))
+    figures.update(per_connection(held, before, during))
     return figures
 
 
-def per_connection(answered, before, during):
-    """KiB per held connection: the memory's growth over the answered connections, PSS where
-    every process's was readable both times, else RSS (memory_measure says which)."""
+def per_connection(held, before, during):
+    """KiB per held connection: the memory's growth over the connections held, PSS where every
+    process's was readable both times, else RSS (memory_measure says which)."""
     measure = "pss" if before["pss_kib"] is not None and during["pss_kib"] is not None else "rss"
-    if not answered:
+    if not held:
         return {"memory_measure": measure}
     grown = during[f"{measure}_kib"] - before[f"{measure}_kib"]
-    return {"memory_measure": measure, "kib_per_connection": round(grown / answered, 2),
-            "rss_kib_per_connection": round(
-                (during["rss_kib"] - before["rss_kib"]) / answered, 2)}
+    return {"memory_measure": measure, "kib_per_connection": round(grown / held, 2),
+            "rss_kib_per_connection": round((during["rss_kib"] - before["rss_kib"]) / held, 2)}
 
 
 def stop_text(figures, stopped, failures):
@@ -222,7 +216,8 @@ def stop_text(figures, stopped, failures):
     counted = ", ".join(f"{n} {cause}" for cause, n in sorted(failures.items()))
     return (f"{figures['held']:,} of {figures['held_asked']:,} held: "
             f"{stopped or 'every connection tried'}" + (f" (failed: {counted})" if counted else "")
-            + f"; open-file limit {figures['open_files_limit']}")
+            + f"; open-file limits: harness {figures['open_files_limit']}, server "
+            f"{figures['server_open_files_limit'] or '?'}")
 
 
 class Holding:
@@ -251,18 +246,18 @@ class Holding:
 
     def run(self, attempt):
         target, asked = attempt.target, attempt.load.held
-        with open_files(asked + FD_MARGIN) as limit:
-            holder = Holder((target.host.strip("[]"), target.port))
-            try:
-                before = memory(target.pid)
-                answered = holder.open(asked)
-                time.sleep(SETTLE_S)
-                during = memory(target.pid)
-                super().run(attempt)
-                after, open_after = memory(target.pid), holder.still_open()
-            finally:
-                holder.close()
-        figures = held_figures(asked, answered, holder, before, during, after, open_after, limit)
+        holder = Holder((target.host.strip("[]"), target.port))
+        try:
+            before = memory(target.pid)
+            holder.open(asked)
+            time.sleep(SETTLE_S)
+            held, during = holder.still_open(), memory(target.pid)
+            super().run(attempt)
+            after, open_after = memory(target.pid), holder.still_open()
+        finally:
+            holder.close()
+        figures = held_figures(holder, asked, held, before, during, after, open_after,
+                               open_files_limits(target.pid))
         attempt.record["figures"].update(figures)
         attempt.record["stopped"] = stop_text(figures, holder.stopped, holder.failures)
 
