@@ -10,7 +10,9 @@ import pytest
 from crafted import blocks, results
 
 from modelbench import checks
+from modelbench.engine.engine import Engine, Held
 from modelbench.engine.loads import ALL, idle
+from modelbench.engine.plan import Group, Part
 from modelbench.experiments import e8
 from modelbench.experiments.base import Context
 from modelbench.report.verdicts import NOT_MEASURED, NOT_REPRODUCED, REPRODUCED
@@ -199,3 +201,35 @@ def test_the_report_plot_and_headline_read_the_runs(tmp_path):
     held = headline["E8 php with 1,000 asked: connections held"]
     assert held["value"] == 150 and held["concurrency"] == 1000 and held["unit"] == "connections"
     assert headline["E8 async with 1,000 asked: KiB per connection"]["unit"] == "KiB"
+
+
+class Counting(Engine):
+    """An engine whose servers and runs are only counted."""
+
+    def __post_init__(self):
+        self.held, self.references, self.events = {}, {}, []
+
+    def _start(self, group, number):
+        held = Held(target=object())
+        self.events.append("start")
+        held.stack.callback(lambda: self.events.append("stop"))
+        return held
+
+    def _run(self, run, number, held):
+        self.events.append(run.base)
+        return {"base": run.base}
+
+
+def test_a_fresh_group_starts_its_server_for_each_run_and_stops_it_after():
+    part, = e8.plan(Context("smoke", ["async"]))
+    engine = Counting(".", None, None, log=lambda line: None)
+    engine.run([part])
+    runs = [run.base for run in part.runs()]
+    assert sorted(e for e in engine.events if e.startswith("e8-")) == sorted(runs)
+    assert engine.events == [event for base in engine.events[1::3]
+                             for event in ("start", base, "stop")]
+    shared = Part([Group(part.runs())])  # the same runs on one server, as other experiments
+    engine = Counting(".", None, None, log=lambda line: None)
+    engine.run([shared])
+    assert engine.events[0] == "start" and engine.events[-1] == "stop"
+    assert engine.events.count("start") == 1

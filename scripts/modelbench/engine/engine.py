@@ -45,7 +45,7 @@ def estimate_plan_s(parts):
     total, seen = 0.0, set()
     for part, number, run in plan.planned_runs(parts):
         group = next(g for g in part.groups if run in g.runs)
-        if id(group) not in seen:
+        if id(group) not in seen or group.fresh:
             seen.add(id(group))
             total += START_S[group.server.real]
         total += estimate_s(run, first=run.base not in seen)
@@ -78,8 +78,9 @@ class Progress:
 def server_key(group):
     """What makes a group's server the one a later part runs on without a restart (a server that
     had been running, as the posts measured): system, variant and flags. A group with a setup
-    (E6's proxy), flags that earlier runs decide, or no server needed has its own."""
-    if group.around is not None or callable(group.flags) or \
+    (E6's proxy), flags that earlier runs decide, a fresh one for each run, or no server needed
+    has its own."""
+    if group.around is not None or group.fresh or callable(group.flags) or \
             not any(run.load.kind.needs_server for run in group.runs):
         return id(group)
     return (group.server, tuple(group.flags))
@@ -145,7 +146,11 @@ class Engine:
             progress.step(f"{run.title} (block {number}/{part.blocks}"
                           f"{'' if planned else ', more'})", estimate_s(run, first), planned)
             held.last_run = f"{run.base}-b{number}"
-            return self._run(run, number, held)
+            try:
+                return self._run(run, number, held)
+            finally:
+                if group.fresh:
+                    self._stop_all([server_key(group)])
 
         def end_part(part):
             """Stops the servers no later part runs."""

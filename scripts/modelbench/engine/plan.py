@@ -95,11 +95,14 @@ class Setup:
 class Group:
     """Runs against one server process, one per point. around(checkout, log prefix): a context
     manager giving a Setup around the server's life (E6's delaying proxy). joins: its first
-    block (a calibrated model, whose cost the blocks before decide)."""
+    block (a calibrated model, whose cost the blocks before decide). fresh: a server started for
+    each of its runs and stopped after it (E8: what a run leaves, a forked worker or a grown
+    heap, would be the next run's "before")."""
 
     runs: list
     around: Optional[Callable] = None
     joins: int = 1
+    fresh: bool = False
 
     @property
     def server(self):

@@ -65,8 +65,8 @@ def own_flags(name):
 
 
 def plan(ctx):
-    """One part: a group of one run per server, held count and probe (/html only where the
-    system serves it), in E5's to E7's three blocks: a connection's memory varies little, and
+    """One part: a fresh group of one run per server, held count and probe (/html only where
+    the system serves it), in E5's to E7's three blocks: a connection's memory varies little, and
     the claims' thresholds are far apart."""
     groups = []
     for server in ctx.servers(SYSTEMS, needs="/hello"):
@@ -77,7 +77,8 @@ def plan(ctx):
             if "/html" in server.system.endpoints:
                 probes.append(("html", Load("idle-ab", "/html", c=HTML_C, n=HTML_N, held=held)))
             groups += [Group([Run(base(server.key, held, probe), f"E8 {server.key}: {load.text()}",
-                                  KEY, server, load, warm=False)]) for probe, load in probes]
+                                  KEY, server, load, warm=False)], fresh=True)
+                       for probe, load in probes]
     return [part(ctx, groups, SWEEP_BLOCKS, NO_MORE)] if groups else []
 
 
