@@ -29,8 +29,9 @@ def members(pid):
 
 
 def snapshot(pid):
-    """{processes, threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the kernel's counter,
-    a snapshot unlike a walk of /proc/PID/task); None when the root is gone or a zombie."""
+    """{processes, threads, fds, rss_kib, peak_rss_kib} of a process tree now (threads: the
+    kernel's counter, a snapshot unlike a walk of /proc/PID/task); None when the root is gone or
+    a zombie."""
     if not alive(pid):
         return None
     totals = {"processes": 0, "threads": 0, "fds": 0, "rss_kib": 0, "peak_rss_kib": 0}

@@ -231,12 +231,12 @@ class Holding:
     def text(self, load):
         return f"{load.held:,} idle connections held, probe: {super().text(load)}"
 
+    def estimate_s(self, load):
+        return load.held / OPEN_RATE + SETTLE_S + super().estimate_s(load)
+
     def heading(self, record):
         return (f"{record.get('held_asked', '?')} idle keep-alive connections held, probe: "
                 f"{super().heading(record)}")
-
-    def estimate_s(self, load):
-        return load.held / OPEN_RATE + SETTLE_S + super().estimate_s(load)
 
     def summary(self, figures):
         return (f"held {figures['held']} of {figures['held_asked']} "
