@@ -193,7 +193,7 @@ def test_the_report_plot_and_headline_read_the_runs(tmp_path):
     text = e8.section(r)
     assert "| php | 100 (100) | 150 of 1,000 (150) |" in text
     assert "- php, 1,000: 150 of 1000 held: the server's cap" in text
-    assert "pss of every process" in text
+    assert "PSS of every process" in text
     plot, = e8.plots(r)
     assert plot.columns == ["held", "php_kib", "php_p99", "async_kib", "async_p99"]
     assert plot.rows[0][0] == 100 and plot.rows[0][1] == pytest.approx(909)

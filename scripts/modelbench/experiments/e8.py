@@ -133,8 +133,8 @@ def section(results):
     probe_rows = rows(lambda k, n: f"{fmt(results.figure(base(k, n), 'p50_ms'), 1)} / "
                                    f"{fmt(results.figure(base(k, n), 'p99_ms'), 1)}")
     html_rows = rows(lambda k, n: fmt(results.figure(base(k, n, "html"), "requests_per_s"), 0))
-    measures = sorted({run["figures"].get("memory_measure") for k in keys_ for n in ns
-                       for run in results.blocks(base(k, n)).values()} - {None})
+    measures = sorted({run["figures"].get("memory_measure", "").upper() for k in keys_ for n in ns
+                       for run in results.blocks(base(k, n)).values()} - {""})
     stopped = stops(results, keys_)
     return "\n".join([
         f"## {TITLE}", "",
@@ -259,7 +259,8 @@ def headline(results):
                 interval = results.interval(b, key)
                 if interval is not None:
                     out.append(Figure(f"E8 {k} with {n:,} asked: {name}", KEY, k, key,
-                                      interval.estimate, interval, concurrency=n, digits=digits))
+                                      round(interval.estimate, digits), interval, concurrency=n,
+                                      digits=digits))
     return out
 
 
