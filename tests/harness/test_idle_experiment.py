@@ -190,6 +190,9 @@ def test_the_plan_per_size():
 
 def test_the_report_plot_and_headline_read_the_runs(tmp_path):
     r = results(*system("php", PREFORK), *system("async", LOOP), directory=str(tmp_path))
+    assert "nginx grew" not in e8.section(r)
+    with_nginx = results(*system("nginx", {10000: (10000, 0.25, 2)}, block_count=1))
+    assert "nginx grew by 2.4 MiB with 10,000 connections held" in e8.section(with_nginx)
     text = e8.section(r)
     assert "| php | 100 (100) | 150 of 1,000 (150) |" in text
     assert "- php, 1,000: 150 of 1000 held: the server's cap" in text

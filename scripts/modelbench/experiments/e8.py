@@ -115,6 +115,18 @@ def stops(results, keys_):
     return "\n".join(dict.fromkeys(lines))
 
 
+def nginx_total(results):
+    """nginx's memory growth at its largest count beside the posts' 2.5 MB for 10,000 ('' when
+    nginx did not run)."""
+    n = largest(results, "nginx")
+    if n is None:
+        return ""
+    b = base("nginx", n)
+    grown = results.figure(b, "kib_per_connection") * results.figure(b, "held")
+    return (f"nginx grew by {fmt(grown / 1024, 1)} MiB with {results.figure(b, 'held'):,.0f} "
+            "connections held (the 10k posts: about 2.5 MB for 10,000).")
+
+
 def section(results):
     keys_, ns = keys(results), counts(results)
     if not keys_ or not ns:
@@ -153,6 +165,7 @@ def section(results):
         f"Memory per held connection, KiB ({' or '.join(measures) or 'none measured'} of every "
         "process of the system, its growth over the connections held):", "",
         table(header, memory_rows), "",
+        *([nginx_total(results), ""] if nginx_total(results) else []),
         "Processes / threads / descriptors with them held:", "",
         table(header, shape_rows), "",
         "The probe's /hello p50 / p99 (ms, from each request's intended send) while they are "
