@@ -46,7 +46,7 @@ class Opened:
     """A Holder's outcome as held_figures reads it: 300 answered (150 of them closed since, at
     the keep-alive timeout), 256 waiting."""
     answered, waiting = [None] * 300, [None] * 256
-    failures, stopped = {"reset": 2}, "10 s of opening"
+    failures, stopped, open_s = {"reset": 2}, "10 s of opening", 10.004
 
 
 def test_a_stop_short_says_what_stopped_it_and_the_count_reached():
@@ -55,6 +55,7 @@ def test_a_stop_short_says_what_stopped_it_and_the_count_reached():
     assert figures["held"] == 150 and figures["held_answered"] == 300
     assert figures["held_waiting"] == 256 and figures["held_failed"] == 2
     assert figures["held_processes"] == 151 and figures["open_after_probe"] == 140
+    assert figures["held_open_s"] == 10.0
     assert figures["kib_per_connection"] == 80.0  # over the 150 held, not the 300 answered
     text = idle.stop_text(figures, Opened.stopped, Opened.failures)
     assert text.startswith("150 of 1,000 held: 10 s of opening") and "2 reset" in text
@@ -70,7 +71,7 @@ def test_refused_connections_are_counted_and_opening_goes_on():
     holder = idle.Holder(("127.0.0.1", port))  # nothing listens there now
     try:
         holder.open(3, open_s=5)
-        assert holder.answered == [] and holder.waiting == []
+        assert holder.answered == [] and holder.waiting == [] and 0 < holder.open_s < 5
     finally:
         holder.close()
     assert holder.failures == {"refused": 3} and holder.stopped == ""

@@ -96,6 +96,7 @@ class Holder:
         self.waiting = []  # those still waiting for their answer when opening stopped
         self.failures = collections.Counter()
         self.stopped = ""
+        self.open_s = 0.0  # how long opening took: against the keep-alive timeouts
 
     def open(self, count, open_s=OPEN_S, no_progress_s=NO_PROGRESS_S):
         """Opens connections until count are answered or a cause stops it (self.stopped)."""
@@ -138,6 +139,7 @@ class Holder:
             # Waiting ones stay open through the probe, as clients queued for a worker would.
             self.waiting = [key.fileobj for key in list(selector.get_map().values())]
             selector.close()
+            self.open_s = time.monotonic() - started
 
     def _failed(self, cause):
         self.failures[cause] += 1
@@ -188,7 +190,7 @@ def held_figures(holder, asked, held, before, during, after, open_after, limits)
     descriptors before, while held (after opening) and after the probe."""
     figures = {"held_asked": asked, "held": held, "held_answered": len(holder.answered),
                "held_waiting": len(holder.waiting), "held_failed": sum(holder.failures.values()),
-               "open_after_probe": open_after,
+               "held_open_s": round(holder.open_s, 2), "open_after_probe": open_after,
                "open_files_limit": limits[0], "server_open_files_limit": limits[1]}
     for key in ("processes", "threads", "fds", "rss_kib", "pss_kib"):
         figures[f"before_{key}"] = before[key]
