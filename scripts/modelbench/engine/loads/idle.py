@@ -187,7 +187,7 @@ def open_files_limits(pid):
 def held_figures(holder, asked, held, before, during, after, open_after, limits):
     """The run's figures of the held connections: counts (held: the answered ones still open
     when the memory was read), why opening stopped, and the memory, threads, processes and
-    descriptors before, while held (after opening) and after the probe."""
+    descriptors before, while held (after opening) and after the probe. holder: before close()."""
     figures = {"held_asked": asked, "held": held, "held_answered": len(holder.answered),
                "held_waiting": len(holder.waiting), "held_failed": sum(holder.failures.values()),
                "held_open_s": round(holder.open_s, 2), "open_after_probe": open_after,
@@ -256,10 +256,10 @@ class Holding:
             held, during = holder.still_open(), memory(target.pid)
             super().run(attempt)
             after, open_after = memory(target.pid), holder.still_open()
+            figures = held_figures(holder, asked, held, before, during, after, open_after,
+                                   open_files_limits(target.pid))
         finally:
             holder.close()
-        figures = held_figures(holder, asked, held, before, during, after, open_after,
-                               open_files_limits(target.pid))
         attempt.record["figures"].update(figures)
         attempt.record["stopped"] = stop_text(figures, holder.stopped, holder.failures)
 
