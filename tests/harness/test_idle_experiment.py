@@ -219,7 +219,7 @@ class Counting(Engine):
         held.stack.callback(lambda: self.events.append("stop"))
         return held
 
-    def _run(self, run, number, held):
+    def _run(self, run, number, held, restart=None):
         self.events.append(run.base)
         return {"base": run.base}
 
@@ -237,3 +237,35 @@ def test_a_fresh_group_starts_its_server_for_each_run_and_stops_it_after():
     engine.run([shared])
     assert engine.events[0] == "start" and engine.events[-1] == "stop"
     assert engine.events.count("start") == 1
+
+
+class Polluted:
+    """A quiet gate whose first attempt of every run was polluted: each run is measured twice."""
+
+    def measure(self, attempt):
+        attempt(1)
+        return attempt(2), 2
+
+
+class Remeasuring(Counting):
+    """Counting's servers, the engine's own _run, attempts only counted (with their server)."""
+
+    _run = Engine._run
+
+    def _start(self, group, number):
+        held = super()._start(group, number)
+        held.target = f"server {self.events.count('start')}"
+        return held
+
+    def _attempt(self, run, number, attempt, target, flags):
+        self.events.append(f"{run.base} attempt {attempt} on {target}")
+        return {"base": run.base, "status": "ok"}
+
+
+def test_a_fresh_run_measured_again_is_measured_on_a_server_started_again():
+    part, = e8.plan(Context("smoke", ["async"]))
+    engine = Remeasuring(".", None, None, gate=Polluted(), log=lambda line: None)
+    engine.run([Part(part.groups[:1], blocks=1)])
+    base = part.groups[0].runs[0].base
+    assert engine.events == ["start", f"{base} attempt 1 on server 1", "stop", "start",
+                             f"{base} attempt 2 on server 2", "stop"]

@@ -147,10 +147,19 @@ class Engine:
                           f"{'' if planned else ', more'})", estimate_s(run, first), planned)
             held.last_run = f"{run.base}-b{number}"
             try:
-                return self._run(run, number, held)
+                return self._run(run, number, held, (lambda: restart(group, number, held.last_run))
+                                 if group.fresh else None)
             finally:
                 if group.fresh:
                     self._stop_all([server_key(group)])
+
+        def restart(group, number, run_id):
+            """A fresh group's server again, for a run measured again: the first attempt's
+            workers and heap would be the next one's "before"."""
+            self._stop_all([server_key(group)])
+            held = self.held[server_key(group)] = self._start(group, number)
+            held.last_run = run_id
+            return held
 
         def end_part(part):
             """Stops the servers no later part runs."""
@@ -233,7 +242,9 @@ class Engine:
                 "variant": "cluster" if server_.cluster else "single", "base": run.base,
                 "block": number, "attempt": attempt, "server_flags": " ".join(flags), **run.record}
 
-    def _run(self, run, number, held):
+    def _run(self, run, number, held, restart=None):
+        """One run on held's server; restart(): a new server (Held) for each attempt after the
+        first (a fresh group)."""
         target, flags = held.target, held.flags
         try:
             run = run.rated(self.records)
@@ -249,8 +260,17 @@ class Engine:
         machine.wait_for_ports(run.load.connections, loopback=not self.remote, log=self.log)
         if not run.load.kind.measured:
             return self._attempt(run, number, 1, target, flags)
-        record, count = self.gate.measure(
-            lambda attempt: self._attempt(run, number, attempt, target, flags))
+
+        def attempt_on(attempt):
+            nonlocal target
+            if attempt > 1 and restart is not None:
+                again = restart()
+                target = again.target
+                if target is None:
+                    return self._failed(run, number, again.cause or "no server")
+            return self._attempt(run, number, attempt, target, flags)
+
+        record, count = self.gate.measure(attempt_on)
         self.remeasured += count > 1
         return record
 
