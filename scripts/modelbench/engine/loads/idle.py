@@ -34,6 +34,8 @@ OPENING = 256  # connections being opened at once: under the servers' listen bac
 OPEN_S = 10  # within it 10,000 are opened at 1,000 a second
 NO_PROGRESS_S = 2.0
 OPEN_RATE = 3000  # connections opened per second, about, for the estimate
+SERVED_CLOSED = 0.1  # of the answered connections closed before the memory is read, at most,
+# for the growth to be theirs (per_connection)
 SETTLE_S = 0.2  # after the last answer, for the server to finish its bookkeeping
 CAUSES = {errno.ECONNREFUSED: "refused", errno.ECONNRESET: "reset",
           errno.ETIMEDOUT: "connect timeout", errno.EADDRNOTAVAIL: "ephemeral ports",
@@ -196,15 +198,20 @@ def held_figures(holder, asked, held, before, during, after, open_after, limits)
         figures[f"before_{key}"] = before[key]
         figures[f"held_{key}"] = during[key]
         figures[f"after_{key}"] = after[key]
-    figures.update(per_connection(held, before, during))
+    figures.update(per_connection(held, before, during, len(holder.answered),
+                                  len(holder.waiting)))
     return figures
 
 
-def per_connection(held, before, during):
+def per_connection(held, before, during, answered=None, waiting=0):
     """KiB per held connection: the memory's growth over the connections held, PSS where every
-    process's was readable both times, else RSS (memory_measure says which)."""
+    process's was readable both times, else RSS (memory_measure says which). Only where the
+    connections held are those the server took on: none waiting for it, and at most SERVED_CLOSED
+    of those answered closed since (its keep-alive timeout while the rest were opened). Else the
+    growth is that of workers that served connections closed since, over too few."""
     measure = "pss" if before["pss_kib"] is not None and during["pss_kib"] is not None else "rss"
-    if not held:
+    answered = held if answered is None else answered
+    if not held or waiting or held < (1 - SERVED_CLOSED) * answered:
         return {"memory_measure": measure}
     grown = during[f"{measure}_kib"] - before[f"{measure}_kib"]
     return {"memory_measure": measure, "kib_per_connection": round(grown / held, 2),
