@@ -1,4 +1,4 @@
-"""E8, idle connections (docs/experiments.md asks and reads it; not yet measured): `held` idle
+"""E8, idle connections (docs/experiments.md asks, reads and gives its first run): `held` idle
 keep-alive connections (each after one answered GET /hello) opened against a freshly started
 server, its processes, threads, descriptors and memory read before and with them held, then a
 probe while they are held: openloop's /hello latency (PROBE_RATE a second for PROBE_S, a new
