@@ -147,7 +147,7 @@ def section(results):
     html_rows = rows(lambda k, n: fmt(results.figure(base(k, n, "html"), "requests_per_s"), 0))
     measures = sorted({run["figures"].get("memory_measure", "").upper() for k in keys_ for n in ns
                        for run in results.blocks(base(k, n)).values()} - {""})
-    stopped = stops(results, keys_)
+    stopped, nginx = stops(results, keys_), nginx_total(results)
     return "\n".join([
         f"## {TITLE}", "",
         "Idle keep-alive connections, each after one answered `GET /hello`, held against a "
@@ -165,7 +165,7 @@ def section(results):
         f"Memory per held connection, KiB ({' or '.join(measures) or 'none measured'} of every "
         "process of the system, its growth over the connections held):", "",
         table(header, memory_rows), "",
-        *([nginx_total(results), ""] if nginx_total(results) else []),
+        *([nginx, ""] if nginx else []),
         "Processes / threads / descriptors with them held:", "",
         table(header, shape_rows), "",
         "The probe's /hello p50 / p99 (ms, from each request's intended send) while they are "
