@@ -40,11 +40,13 @@ Server::Server(const HttpConfig& http, const DbConfig& db, const CpuCostConfig& 
             options.db_queue_timeout, log_.counters()),
       model_work_(io_.get_executor(), pages_, log_, cost_, pool_, options.max_pending_tasks),
       listener_(io_, endpoint, plan.workers > 1, http, exchanges_, model_work_),
+      loop_delay_(io_.get_executor()),
       signals_(io_, SIGINT, SIGTERM),
       grace_(io_) {}
 
 int Server::run() {
     listener_.start();
+    loop_delay_.start();
     wait_for_signal();
     announce();
     try {
@@ -98,6 +100,7 @@ void Server::begin_stop(int signal_number) {
     log_event(std::string(signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
               ": stopping; requests in flight may finish");
     model_work_.cancel_pending_tasks();
+    loop_delay_.stop();
     grace_.expires_after(http_.io_timeout);
     grace_.async_wait([this](const error_code& ec) {
         if (!ec) {
@@ -122,9 +125,13 @@ void Server::finish() {
 
 nlohmann::json Server::status() const {
     return {
-        {"event_loop_threads", 1}, {"workers", plan_.workers},
-        {"worker", plan_.index},   {"connections", listener_.status()},
-        {"pool", pool_.status()},  {"pending_task_twos", model_work_.pending_tasks()},
+        {"event_loop_threads", 1},
+        {"workers", plan_.workers},
+        {"worker", plan_.index},
+        {"connections", listener_.status()},
+        {"pool", pool_.status()},
+        {"pending_task_twos", model_work_.pending_tasks()},
+        {"event_loop_delay", loop_delay_.status()},
     };
 }
 

@@ -8,6 +8,7 @@
 #include "common/pages/pages.hpp"
 #include "servers/async/connection_pool.hpp"
 #include "servers/async/listener.hpp"
+#include "servers/async/loop_delay.hpp"
 #include "servers/async/model_work.hpp"
 #include "servers/async/options.hpp"
 
@@ -56,6 +57,7 @@ class Server {
     ConnectionPool pool_;
     ModelWork model_work_;
     Listener listener_;
+    LoopDelay loop_delay_;
     asio::signal_set signals_;
     asio::steady_timer grace_;
     bool stopping_ = false;
