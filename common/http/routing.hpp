@@ -28,8 +28,8 @@ static_assert(kMaxReadBufferBytes < 65'535);
 // The first read of a request, and so what an idle connection's buffer holds; the parser asks for
 // more when a request is larger (ab's are about 100 bytes).
 inline constexpr std::size_t kFirstReadBytes = 512;
-inline constexpr unsigned kMaxDelayMs = 10000;    // ?delay_ms= of /html, /json, /tasks
-inline constexpr unsigned kMaxFactorialN = 1000;  // ?n= of /factorial
+inline constexpr unsigned kMaxDelayMs = 10000;     // ?delay_ms= of /html, /json, /tasks
+inline constexpr unsigned kMaxFactorialN = 20000;  // ?n= of /factorial: E9's heavy request
 inline constexpr unsigned kDefaultTaskDelayMs = 2000;
 
 enum class Endpoint { index, html, json, hello, factorial, tasks, status };

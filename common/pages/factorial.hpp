@@ -1,4 +1,5 @@
-// Exact n! as decimal digits (E3's handler: a random n in 10..40, or ?n= up to 1000).
+// Exact n! as decimal digits (E3's handler: a random n in 10..40, or ?n= up to 20,000: E9's heavy
+// request).
 #pragma once
 
 #include <string>

@@ -158,16 +158,38 @@ function integerParameters(query, limits) {
 }
 
 const DELAY = {delay_ms: {max: MAX_DELAY_MS, message: 'delay_ms must be an integer from 0 to 10000'}};
-const FACTORIAL_N = {n: {max: 1000, message: 'n must be an integer from 0 to 1000'}};
+const FACTORIAL_N = {n: {max: 20000, message: 'n must be an integer from 0 to 20000'}};
 
 // The answers that are no endpoint's, the same bytes whichever server sends them.
 const NOT_FOUND = [404, TEXT, 'no such endpoint\n', {}];
 const NOT_ALLOWED = [405, TEXT, 'only GET and HEAD are allowed\n', {Allow: 'GET, HEAD'}];
 
+// The event loop's delay since the start, as the async model's /status gives it (E9): how late
+// a 10-ms timer runs, from perf_hooks.monitorEventLoopDelay; {samples: 0} on a Node.js without
+// it (4's).
+function loopDelayMonitor() {
+  let histogram = null;
+  try {
+    histogram = require('perf_hooks').monitorEventLoopDelay({resolution: 10});
+    histogram.enable();
+  } catch (error) {
+    return () => ({samples: 0});
+  }
+  // Node.js records the whole time between the timer's runs: the delay is what exceeds its 10 ms.
+  const ms = ns => Math.max(0, ns / 1e6 - 10);
+  return () => histogram.count === 0 ? {samples: 0} : {
+    samples: histogram.count, mean_ms: ms(histogram.mean), p50_ms: ms(histogram.percentile(50)),
+    p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max),
+  };
+}
+
 // The endpoints on this pool: {routes: {PATH: (query, reply) => ...}, stop()}, where reply is
-// (status, type, body, headers) and stop() drops the task twos still pending.
+// (status, type, body, headers) and stop() drops the task twos still pending. /status gives
+// the process's pid and its event loop's delay only: the real systems have no counters of their
+// own, the harness reads /proc.
 function endpoints(me, pool) {
   const pendingTaskTwos = new Map();
+  const loopDelay = loopDelayMonitor();
   let taskDemos = 0;
 
   const fromDatabase = (reply, type) => (error, body) => {
@@ -197,6 +219,8 @@ function endpoints(me, pool) {
       const n = parameter(integerParameters(query, FACTORIAL_N), 'n', 10 + Math.floor(Math.random() * 31));
       reply(200, TEXT, workload.factorial(n));
     },
+    '/status': (query, reply) => reply(200, 'application/json',
+                                       `${JSON.stringify({pid: process.pid, event_loop_delay: loopDelay()})}\n`),
     // E4's demo: task one, task two on a timer, the response, task three at once.
     '/tasks': (query, reply) => {
       const delayMs = parameter(integerParameters(query, DELAY), 'delay_ms', DEFAULT_TASK_DELAY_MS);

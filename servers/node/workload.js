@@ -285,7 +285,7 @@ function ordersJson(pool, delayMs, callback) {
 }
 
 // n! in decimal, in base 10^9 limbs, least significant first, as common/pages/factorial.cpp
-// (Node.js 4 has no BigInt); a limb times n <= 1000 stays well within a double's 2^53.
+// (Node.js 4 has no BigInt); a limb times n <= 20000 stays well within a double's 2^53.
 function factorial(n) {
   const BASE = 1e9;
   const limbs = [1];
