@@ -201,11 +201,16 @@ def test_the_report_plot_and_headline_read_the_runs(tmp_path):
     assert "nginx grew by 2.4 MiB with 10,000 connections held" in e8.section(with_nginx)
     text = e8.section(r)
     assert "| php | 100 (100) | 150 of 1,000 (150) |" in text
-    assert "- php, 1,000: 150 of 1000 held: the server's cap" in text
+    assert ("- php, 1,000: 150 of 1000 held: the server's cap (block 1; blocks 2 (150 held), "
+            "3 (150 held) stopped short too)") in text
+    assert text.count("- php, 1,000:") == 1  # a line per system and count, not per block
     assert "PSS of every process" in text
     plot, = e8.plots(r)
-    assert plot.columns == ["held", "php_kib", "php_p99", "async_kib", "async_p99"]
+    assert plot.columns[:7] == ["held", "php_kib", "php_kib_low", "php_kib_high", "php_p99",
+                                "php_p99_low", "php_p99_high"]
     assert plot.rows[0][0] == 100 and plot.rows[0][1] == pytest.approx(909)
+    assert plot.rows[0][2] < 909 < plot.rows[0][3]  # its interval, drawn as a band
+    assert all(line.band and line.low for panel in plot.panels for line in panel.lines)
     headline = {figure.name: figure.json() for figure in e8.headline(r)}
     held = headline["E8 php with 1,000 asked: connections held"]
     assert held["value"] == 150 and held["concurrency"] == 1000 and held["unit"] == "connections"

@@ -28,9 +28,10 @@ Why each choice:
 import re
 
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, ms, nothing, part,
-                                         server_order, style)
-from modelbench.report.plots import Line, Panel, Plot
+from modelbench.experiments.base import (NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, interval_columns,
+                                         interval_line, ms, nothing, part, server_order, style,
+                                         with_interval)
+from modelbench.report.plots import Panel, Plot
 from modelbench.report.summary import Figure
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, interval_text, judged,
@@ -108,11 +109,21 @@ def reached(results, b):
 
 
 def stops(results, keys_):
-    """The stop texts of the runs that held fewer than asked, one line each ('' when none)."""
-    lines = [f"- {results.label(k)}, {n:,}: {run['stopped']}" for k in keys_
-             for n in counts(results) for run in results.blocks(base(k, n)).values()
-             if run.get("stopped")]
-    return "\n".join(dict.fromkeys(lines))
+    """What stopped the opening short, a line per system and count: the first block's text, and
+    the other blocks that stopped short with the counts they held ('' when none did)."""
+    lines = []
+    for k in keys_:
+        for n in counts(results):
+            short = [(number, run) for number, run in sorted(results.blocks(base(k, n)).items())
+                     if run.get("stopped")]
+            if not short:
+                continue
+            (first, run), others = short[0], short[1:]
+            also = ", ".join(f"{number} ({fmt(other['figures'].get('held'), 0)} held)"
+                             for number, other in others)
+            lines.append(f"- {results.label(k)}, {n:,}: {run['stopped']}" +
+                         (f" (block {first}; blocks {also} stopped short too)" if others else ""))
+    return "\n".join(lines)
 
 
 def nginx_total(results):
@@ -240,16 +251,19 @@ def claims(results):
 
 def plots(results):
     """Memory per connection and the probe's p99 against the connections held (log scales),
-    a line per system."""
+    a line per system with its 95 % interval as a band."""
     keys_ = [k for k in keys(results) if largest(results, k) is not None]
     if not keys_:
         return []
-    columns = ["held"] + [f"{k}_{what}" for k in keys_ for what in ("kib", "p99")]
-    rows = [[n] + [results.figure(base(k, n), key) for k in keys_
-                   for key in ("kib_per_connection", "p99_ms")] for n in counts(results)]
+    figures_ = (("kib", "kib_per_connection"), ("p99", "p99_ms"))
+    columns = ["held"] + [c for k in keys_ for what, _ in figures_
+                          for c in interval_columns(f"{k}_{what}")]
+    rows = [[n] + [cell for k in keys_ for _, key in figures_
+                   for cell in with_interval(results, base(k, n), key)] for n in counts(results)]
 
     def lines(what):
-        return [Line(f"{k}_{what}", results.label(k), *style(results, k, keys_)) for k in keys_]
+        return [interval_line(f"{k}_{what}", results.label(k), *style(results, k, keys_),
+                              band=True) for k in keys_]
     panels = [Panel("memory per held connection", "held", lines("kib"),
                     xlabel="idle connections asked for", ylabel="KiB (log scale)", logx=True,
                     logy=True, ymin=None),
@@ -257,7 +271,8 @@ def plots(results):
                     xlabel="idle connections asked for", ylabel="ms (log scale)", logx=True,
                     logy=True, ymin=None)]
     return [Plot("e8-idle", columns, rows, panels,
-                 title="E8: idle keep-alive connections, medians over the blocks",
+                 title="E8: idle keep-alive connections, medians over the blocks and their 95 % "
+                       "intervals",
                  layout=(1, 2), size=(1100, 440))]
 
 
