@@ -135,6 +135,21 @@ TEST(AsyncServer, HelloIsAnsweredAtOnceWhileEveryPoolConnectionIsBusy) {
     EXPECT_EQ(server->stop(SIGTERM), 0) << server->stderr_text();
 }
 
+// A heavy request computes on the one loop: every timer due meanwhile runs late by about as
+// long, which /status's event-loop delay gives (E9 reads it).
+TEST(AsyncServer, AHeavyRequestHoldsTheLoopAndStatusSaysHowLong) {
+    const auto server = start();
+    const HttpReply heavy = http_get(server->port(), "/factorial?n=20000");
+    ASSERT_EQ(heavy.status, 200u);
+    const auto delay = status_of(server->port())["async"]["event_loop_delay"];
+    EXPECT_GT(delay["samples"].get<int>(), 0);
+    // Its timer was due at most 10 ms after the computation began; the reply's time also holds
+    // the connection and the transfer, hence the half.
+    EXPECT_GE(delay["max_ms"].get<double>(), heavy.elapsed.count() / 2.0 - 10.0) << delay.dump();
+    EXPECT_LE(delay["p99_ms"].get<double>(), delay["max_ms"].get<double>());
+    EXPECT_EQ(server->stop(SIGTERM), 0) << server->stderr_text();
+}
+
 TEST(AsyncServer, AllTasksResponsesArriveBeforeAnyTaskTwoRuns) {
     const auto server = start();
     constexpr int kDemos = 100;

@@ -14,6 +14,7 @@ Needs the private MariaDB (scripts/db.sh start) and what scripts/deps.sh install
 per check and "N passed, N failed"; exit status 1 when a check failed.
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -44,6 +45,27 @@ def check_endpoints(checks, server, system):
         except OSError as error:
             status = f"no answer: {error}"
         checks.check(status == 200, f"{system.name} {path}: 200", f"got {status}")
+
+
+# The systems whose /status gives their event loop's delay (perf_hooks), and Node.js 4's, which
+# has no perf_hooks: {"samples": 0}.
+LOOP_DELAY = {"node": True, "express": True, "node4": False}
+
+
+def check_loop_delay(checks, server, system):
+    if system.name not in LOOP_DELAY:
+        return
+    reply = server.get("/status", timeout=30)
+    try:
+        delay = json.loads(reply.body)["event_loop_delay"]
+    except (ValueError, KeyError, TypeError) as error:
+        checks.check(False, f"{system.name} /status: its event loop's delay", f"{reply.status}: {error}")
+        return
+    measured = LOOP_DELAY[system.name]
+    checks.check(reply.status == 200 and (delay.get("samples", 0) > 0 and delay["max_ms"] >= delay["p99_ms"] >= 0
+                                          if measured else delay == {"samples": 0}),
+                 f"{system.name} /status: its event loop's delay" + ("" if measured else " is none"),
+                 f"{reply.status}: {delay}")
 
 
 def wait_ended(pid, timeout_s):
@@ -134,6 +156,7 @@ def main():
                     checks.check(True, f"{system.name}: starts and prints its ready line ({server.base_url})")
                     if sig == signal.SIGTERM:
                         check_endpoints(checks, server, system)
+                        check_loop_delay(checks, server, system)
                     check_signal(checks, system, server, sig)
                 finally:
                     server.stop(STOP_TIMEOUT_S)

@@ -205,9 +205,9 @@ class Engine:
             setup = held.stack.enter_context(around(self.checkout, prefix)) if around else \
                 plan.Setup()
             command = server_.command(self.checkout, run_flags, setup.flags,
-                                      files_dir=prefix + ".files")
+                                      files_dir=prefix + ".files", listen=setup.listen)
             held.target = server.start(server_.key, command, prefix, helper_pids=setup.pids,
-                                       whole_status=not server_.behind_nginx)
+                                       whole_status=not server_.behind_nginx, client=setup.client)
         except (server.TargetError, OSError) as error:
             held.cause = str(error)
             return held

@@ -34,6 +34,8 @@ class Load:
     rate: float = 0.0
     share: float = 0.0  # of the server's capacity: the run's capacity(records) sets the rate
     held: int = 0  # idle keep-alive connections held through the run (engine.loads.idle)
+    heavy: float = 0.0  # heavy requests beside the light ones, a share of rate (loads.mixed)
+    heavy_ms: float = 0.0  # what one heavy request alone takes
 
     def __post_init__(self):
         if self.tool not in loads.ALL:
@@ -85,10 +87,13 @@ class Run:
 
 @dataclass
 class Setup:
-    """A group's setup: server flags, and pids whose CPU is the run's, not other work's."""
+    """A group's setup: server flags, pids whose CPU is the run's, not other work's, the address
+    the server listens on, and client: where the load tools run (engine.netns.Link; None: here)."""
 
     flags: list = field(default_factory=list)
     pids: tuple = ()
+    listen: str = "127.0.0.1:0"
+    client: object = None
 
 
 @dataclass

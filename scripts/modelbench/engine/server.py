@@ -115,10 +115,12 @@ class ServerProcess:
 class Target:
     """Where the load goes; process None: remote, not ours to start or stop. whole_status: its
     /status reports the whole tree (not behind a proxy). helper_pids: the setup's processes (E6's
-    delaying proxy), whose CPU is the run's. As a context manager, stops a local server."""
+    delaying proxy), whose CPU is the run's. client: where its load tools run (engine.netns.Link,
+    E10's; None: here). As a context manager, stops a local server."""
 
-    def __init__(self, name, address, process, whole_status=True, helper_pids=()):
+    def __init__(self, name, address, process, whole_status=True, helper_pids=(), client=None):
         self.name = name
+        self.client = client
         self.whole_status = whole_status
         self.helper_pids = tuple(helper_pids)
         host, _, port = address.rpartition(":")
@@ -197,7 +199,7 @@ class Target:
 
 
 def start(name, command, log_prefix=None, echo=False, ready_timeout_s=READY_TIMEOUT_S,
-          whole_status=True, helper_pids=()):
+          whole_status=True, helper_pids=(), client=None):
     """Starts a server from its command line and waits for its ready line: a Target."""
     process = ServerProcess(command, log_prefix, echo, ready_timeout_s)
-    return Target(name, process.address, process, whole_status, helper_pids)
+    return Target(name, process.address, process, whole_status, helper_pids, client)

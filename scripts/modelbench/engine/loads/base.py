@@ -98,7 +98,8 @@ class Generator(Tool):
         record, target, load = attempt.record, attempt.target, attempt.load
         stdout, stderr = attempt.raw(f"{self.name}.txt"), attempt.raw(f"{self.name}.err")
         record.update(seconds=load.seconds, raw=[stdout, stderr])
-        command = self.command(attempt, target.url(load.path))
+        command = [*(target.client.prefix if target.client else ()),
+                   *self.command(attempt, target.url(load.path))]
         record["command"] = " ".join(command)
         # A remote server was not started for the run: its counters count from before it.
         before = 0 if target.local else database_connects(target.status_documents()) or 0
