@@ -40,6 +40,11 @@ FIGURE_COLUMNS = [
     "server_peak_processes", "server_peak_rss_mib", "server_db_connects", "requests_by_worker",
     "listen_overflows", "listen_drops", "syn_retransmits", "probe_before_ms", "probe_after_ms",
     "throttled_pct",
+    "held_asked", "held", "held_waiting", "kib_per_connection", "memory_measure",
+    "held_processes", "held_threads", "held_fds", "open_after_probe",
+    "heavy_n", "heavy_alone_ms", "heavy_p99_ms", "p99_per_heavy", "loop_delay_p99_ms",
+    "loop_delay_max_ms",
+    "no_port", "time_wait_client", "time_wait_server",
 ]
 
 
