@@ -41,7 +41,8 @@ from modelbench.report.verdicts import NOT_REPRODUCED, VERDICTS
 LOAD_FIGURES = ["complete", "requests_per_s", "mean_ms", "max_ms", "transfer_kib_s",
                 "duration_s", "wall_s", "client_cpu_s", "server_peak_threads",
                 "server_peak_processes", "server_peak_rss_mib"]
-BYTE_COUNTERS = ("ab", "wrk", "siege")
+SIEGES = ("siege", "ports-siege")
+BYTE_COUNTERS = ("ab", "wrk", *SIEGES)
 TICK_FIGURES = ["server_cpu_s", "machine_busy_pct"]
 TICK_RESOLVED_S = 0.5
 PERCENTILES = ["p50_ms", "p90_ms", "p99_ms"]
@@ -103,7 +104,7 @@ def check_row(row, warmed):
         check_positive(row, TASKS_FIGURES)
         return
     ticks = TICK_FIGURES + (["db_cpu_s"] if row["endpoint"] in DATABASE_ENDPOINTS else [])
-    allow_zero = PERCENTILES if tool == "siege" else []
+    allow_zero = PERCENTILES if tool in SIEGES else []  # its times have 10 ms resolution
     if (number(row, "wall_s") or 0) < TICK_RESOLVED_S or tool.startswith("idle-"):
         # E8: a server at its cap with idle connections serves the probe's few requests on
         # workers that each take less than a clock tick (Apache: 0.0 s over 2 s).

@@ -16,7 +16,6 @@ Why each choice:
   closes first decides which side's `ss` lists the TIME_WAIT."""
 
 import contextlib
-import re
 
 from modelbench.engine import netns
 from modelbench.engine.plan import Group, Load, Run, Setup
@@ -29,7 +28,6 @@ from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, interv
 KEY = "E10"
 TITLE = "E10 — E4's run out of ports, in seconds"
 IN_DEFAULT = False
-RUN = re.compile(r"^e10-(.+)$")
 PORTS = (50000, 50999)
 USERS, DELAY_S = 500, 1  # E4's post
 SECONDS = {"smoke": 3, "default": 10, "standard": 10, "full": 60}
@@ -88,9 +86,10 @@ def ports_claim(results):
                   f"(connects without one: {interval_text(holds, 4)})"))
 
         def evidence(key, interval):
-            return (f"{key} {interval_text(interval, 4)} ({fmt(results.figure(base(key), 'no_port'), 0)}"
-                    f" of {fmt(results.figure(base(key), 'complete'), 0)} transactions; TIME_WAIT "
-                    f"{time_wait_text(results, key)})")
+            no_port, complete = (fmt(results.figure(base(key), k), 0)
+                                 for k in ("no_port", "complete"))
+            return (f"{key} {interval_text(interval, 4)} ({no_port} of {complete} transactions; "
+                    f"TIME_WAIT {time_wait_text(results, key)})")
         return judged(f"connects that found no port: {evidence(blocking_like, breaks)}, "
                       f"{evidence(async_like, holds)}",
                       all_of(*(verdict for verdict, _ in parts)), lambda: causes(*parts),

@@ -91,9 +91,10 @@ def waits_claim(results):
 
         def evidence(key, interval):
             b = base(key, top)
+            alone = ms(results.figure(b, 'heavy_alone_ms'), 0)
             return (f"{key} {interval_text(interval, prefix='×')} ("
-                    f"{ms(results.figure(b, 'p99_ms'), 1)} of {ms(results.figure(b, 'heavy_alone_ms'), 0)}"
-                    f"; ×{fmt(growth_estimate(results, key), 1)} its p99 without heavy requests)")
+                    f"{ms(results.figure(b, 'p99_ms'), 1)} of {alone}; "
+                    f"×{fmt(growth_estimate(results, key), 1)} its p99 without heavy requests)")
         return judged(
             f"light p99 with {ss[-1]} % heavy ÷ the heavy request's own time: "
             f"{evidence(async_like, loop)}, {evidence(blocking_like, threads)}",

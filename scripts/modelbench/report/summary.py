@@ -48,7 +48,8 @@ UNITS = {"requests_per_s": "requests/s", "real_s": "s", "p50_ms": "ms", "p99_ms"
          "cost_us": "µs", "sustained_requests_per_s": "requests/s", "stall_p99_ms": "ms",
          "stall_uncorrected_p99_ms": "ms", "kib_per_connection": "KiB", "held": "connections",
          "heavy_alone_ms": "ms", "loop_delay_p99_ms": "ms", "no_port": "connects",
-         "time_wait_client": "sockets", "time_wait_server": "sockets"}
+         "time_wait_client": "sockets", "time_wait_server": "sockets",
+         "unavailable_share": "share"}
 
 
 @dataclass
