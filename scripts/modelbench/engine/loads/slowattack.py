@@ -65,6 +65,7 @@ def probe_figures(replies):
 
 class SlowAttack(Generator):
     warmed = False  # a warm-up's load would be ordinary clients, not slow ones
+    local_only = "the slow connections a run leaves would be the next one's: a server per run"
     progress = False  # its status goes to stdout
     overhead_s = 1.0
 
