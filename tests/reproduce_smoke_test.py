@@ -103,6 +103,11 @@ def check_row(row, warmed):
     if tool == "tasks":
         check_positive(row, TASKS_FIGURES)
         return
+    if tool in ("slow-headers", "slow-read"):
+        # E11: slow clients send no whole requests; its figures are its probe's and how many
+        # slowhttptest held.
+        check_positive(row, ["probes", "peak_connected"])
+        return
     ticks = TICK_FIGURES + (["db_cpu_s"] if row["endpoint"] in DATABASE_ENDPOINTS else [])
     allow_zero = PERCENTILES if tool in SIEGES else []  # its times have 10 ms resolution
     if (number(row, "wall_s") or 0) < TICK_RESOLVED_S or tool.startswith("idle-"):

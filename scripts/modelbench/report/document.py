@@ -45,6 +45,7 @@ FIGURE_COLUMNS = [
     "heavy_n", "heavy_alone_ms", "heavy_p99_ms", "p99_per_heavy", "loop_delay_p99_ms",
     "loop_delay_max_ms",
     "no_port", "time_wait_client", "time_wait_server",
+    "probes", "probes_unanswered", "unavailable_share", "peak_connected",
 ]
 
 
