@@ -92,9 +92,10 @@ def waits_claim(results):
         def evidence(key, interval):
             b = base(key, top)
             alone = ms(results.figure(b, 'heavy_alone_ms'), 0)
+            grew = growth(results, key)
             return (f"{key} {interval_text(interval, prefix='×')} ("
                     f"{ms(results.figure(b, 'p99_ms'), 1)} of {alone}; "
-                    f"×{fmt(growth_estimate(results, key), 1)} its p99 without heavy requests)")
+                    f"×{fmt(grew and grew.estimate, 1)} its p99 without heavy requests)")
         return judged(
             f"light p99 with {ss[-1]} % heavy ÷ the heavy request's own time: "
             f"{evidence(async_like, loop)}, {evidence(blocking_like, threads)}",
@@ -109,11 +110,6 @@ def waits_claim(results):
                  f"on that server, medians over the blocks with their interval: the async side "
                  f"×{WAITS} or more, the blocking side ×{APART} or less",
                  side(*SIDES["real"]), side(*SIDES["model"]))
-
-
-def growth_estimate(results, key):
-    interval = growth(results, key)
-    return None if interval is None else interval.estimate
 
 
 def claims(results):

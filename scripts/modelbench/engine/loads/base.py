@@ -4,7 +4,7 @@ what a tool's run is given (Attempt)."""
 import datetime
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from modelbench.engine import measure
@@ -35,7 +35,8 @@ class StepFailed(Exception):
 
 @dataclass
 class Attempt:
-    """What a tool's run is given; rate: the server's requests/s before (warm-up or last run)."""
+    """What a tool's run is given; rate: the server's requests/s before (warm-up or last run);
+    status: every worker's /status read after the run (a Generator's; [] when none answers)."""
 
     recorder: object
     record: dict
@@ -44,6 +45,7 @@ class Attempt:
     server: object = None
     flags: tuple = ()
     rate: Optional[float] = None
+    status: list = field(default_factory=list)
 
     def raw(self, suffix):
         return self.recorder.raw(self.record["id"], suffix)
@@ -120,7 +122,7 @@ class Generator(Tool):
 
 def server_counters(attempt, before):
     """The server's own counters from every worker's /status, less before's."""
-    documents = attempt.target.status_documents()
+    documents = attempt.status = attempt.target.status_documents()
     if not documents:
         return {}
     with open(attempt.raw("status.json"), "w") as f:

@@ -135,4 +135,4 @@ class HeavyOpenloop(Openloop):
             except ParseError as error:
                 raise ParseError(f"the heavy requests' {error}") from error
             figures["p99_per_heavy"] = round(figures["p99_ms"] / alone_ms, 4)
-        figures.update(loop_delay(target.status_documents()))
+        figures.update(loop_delay(attempt.status))
