@@ -116,7 +116,7 @@ def test_a_namespace_whose_owner_died_is_removed_by_the_next():
     os.makedirs(netns.STATE, exist_ok=True)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    with open(os.path.join(netns.STATE, f"{number}.pid"), "w") as f:
-        f.write(str(dead.pid))
+    with open(os.path.join(netns.STATE, f"{number}.owner"), "w") as f:
+        f.write(f"{dead.pid} 0")
     with netns.client_namespace({}):
         assert name not in namespaces()
