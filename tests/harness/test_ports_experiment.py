@@ -8,6 +8,7 @@ import subprocess
 import pytest
 from crafted import blocks, results
 
+from modelbench import systems
 from modelbench.engine import netns
 from modelbench.engine.loads import ALL, StepFailed, ports
 from modelbench.engine.plan import Load
@@ -57,6 +58,9 @@ def test_the_plan_per_size():
         "ports-siege", "/json", 500, 1, 3)
     default, = e10.plan(Context("default", ["php"]))
     assert default.blocks == 3 and default.runs()[0].load.seconds == 10
+    every = systems.names()
+    standard, = e10.plan(Context("standard", every))  # every system that serves /json
+    assert sorted(run.server.key for run in standard.runs()) == sorted(set(every) - {"nginx"})
 
 
 def test_the_report_and_headline_read_the_runs():

@@ -8,6 +8,7 @@ import time
 import pytest
 from crafted import blocks, results
 
+from modelbench import systems
 from modelbench.engine.httpclient import Reply
 from modelbench.engine.loads import ALL, slowattack
 from modelbench.engine.plan import Load
@@ -107,6 +108,8 @@ def test_the_plan_per_size():
     default, = e11.plan(Context("default", ["async"]))
     assert default.blocks == 3 and len(default.runs()) == 2
     assert default.runs()[0].load.seconds == 10
+    standard, = e11.plan(Context("standard", systems.names()))  # every system, beside the short
+    assert {run.server.key for run in standard.runs()} == {*systems.names(), e11.SHORT}
 
 
 def test_the_report_and_headline_read_the_runs():

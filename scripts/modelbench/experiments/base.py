@@ -36,6 +36,8 @@ SIDES = {"real": ("php", "node"), "model": ("blocking", "async")}
 POSTS = ("php", "node", "blocking", "async")
 # E1's: the posts', and the post's own Node.js of 2016 beside today's.
 E1_SYSTEMS = POSTS + ("node4",)
+# Every system, for the experiments that ask "what does each do" beyond --smoke's posts' four.
+EVERY = tuple(systems.names())
 CLUSTERS = {"real": ("node", "node-cluster"), "model": ("async", "async-cluster")}
 
 

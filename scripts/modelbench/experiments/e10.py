@@ -19,7 +19,7 @@ import contextlib
 
 from modelbench.engine import netns
 from modelbench.engine.plan import Group, Load, Run, Setup
-from modelbench.experiments.base import (NO_FAILURES, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes,
+from modelbench.experiments.base import (EVERY, NO_FAILURES, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes,
                                          figures, keys_with, nothing, part)
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, interval_text, judged,
@@ -47,11 +47,12 @@ def client_namespace(checkout, log_prefix):
 
 
 def plan(ctx):
-    """One part: a fresh group of one run per server, with its namespace, three blocks."""
+    """One part: a fresh group of one run per server, with its namespace, three blocks; every
+    system but with --smoke, which checks the machinery on the posts' four."""
     load = Load("ports-siege", "/json", USERS, seconds=SECONDS[ctx.size], delay_s=DELAY_S)
     groups = [Group([Run(base(s.key), f"E10 {s.key}: {load.text()}", KEY, s, load)],
                     around=client_namespace, fresh=True)
-              for s in ctx.servers(POSTS, needs="/json")]
+              for s in ctx.servers(POSTS if ctx.size == "smoke" else EVERY, needs="/json")]
     return [part(ctx, groups, SWEEP_BLOCKS, NO_MORE)] if groups else []
 
 

@@ -8,7 +8,7 @@ that bounds how long one slow client holds a worker. A fresh server per run: the
 slow clients still hold would be the next run's."""
 
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes, figures,
+from modelbench.experiments.base import (EVERY, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes, figures,
                                          keys_with, nothing, part)
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, interval_text, judged,
@@ -32,9 +32,10 @@ def base(key, mode):
 
 def plan(ctx):
     """One part: a fresh group per server and mode (slow read where it serves /html), three
-    blocks."""
+    blocks; every system but with --smoke, which checks the machinery on the posts' four and
+    nginx."""
     seconds = SECONDS[ctx.size]
-    servers = ctx.servers(POSTS + ("nginx",))
+    servers = ctx.servers(POSTS + ("nginx",) if ctx.size == "smoke" else EVERY)
     if ctx.has("blocking"):
         servers.append(ctx.server("blocking", own_flags=("--timeout", str(SHORT_TIMEOUT_S)),
                                   key=SHORT))
