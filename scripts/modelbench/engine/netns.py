@@ -14,8 +14,8 @@ line exit 77, which tests take as "skip")."""
 import contextlib
 import os
 import re
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -28,16 +28,16 @@ STATE = "/run/modelbench-netns"  # N.owner: the pid and start time of namespace 
 TIMEOUT_S = 10
 STOP_S = 2  # for processes inside to end on SIGTERM before SIGKILL
 UNAVAILABLE = 77
-USAGE = """\
+USAGE = f"""\
 Usage: scripts/lib/netns.sh check | exec COMMAND [ARGS...] | with COMMAND [ARGS...]
   check  exit 0 when namespaces can be made here; else say why and exit 77
   exec   make a namespace, run COMMAND inside it, then remove everything
   with   the same, but COMMAND runs on this host with NETNS_NAME, NETNS_HOST_ADDR and
          NETNS_NS_ADDR in its environment (start processes inside with
          `ip netns exec "$NETNS_NAME" ...`)
-The pair gets 10.77.N.1/24 on the host's side and 10.77.N.2/24 inside, N the first free number
-(NETNS_SUBNET=10.X for another block). Exit status: COMMAND's; 77 when no namespace could be
-made; 2 on bad usage. Needs root and iproute2."""
+The pair gets {TESTS_SUBNET}.N.1/24 on the host's side and {TESTS_SUBNET}.N.2/24 inside, N the
+first free number (NETNS_SUBNET=10.X for another block). Exit status: COMMAND's; 77 when no
+namespace could be made; 2 on bad usage. Needs root and iproute2."""
 
 
 class Unavailable(OSError):
@@ -197,8 +197,8 @@ def main(argv):
         print(USAGE)
         return 0
     subnet = os.environ.get("NETNS_SUBNET", TESTS_SUBNET)
-    if not (argv[:1] == ["check"] and len(argv) == 1 or argv[:1] in (["exec"], ["with"])
-            and len(argv) > 1):
+    mode, command = (argv[0], argv[1:]) if argv else ("", [])
+    if not (mode == "check" and not command or mode in ("exec", "with") and command):
         print(USAGE, file=sys.stderr)
         return 2
     if not re.fullmatch(r"10\.(25[0-5]|2[0-4]\d|1?\d?\d)", subnet):
@@ -207,12 +207,12 @@ def main(argv):
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupted)
     try:
-        if argv[0] == "check":
+        if mode == "check":
             with namespace(subnet):
                 pass
             print("netns: network namespaces with veth pairs can be made here")
             return 0
-        return _run_command(argv[0], argv[1:], subnet)
+        return _run_command(mode, command, subnet)
     except Unavailable as e:
         print(f"netns: network namespaces are not available here: {e}", file=sys.stderr)
         return UNAVAILABLE

@@ -19,8 +19,8 @@ import contextlib
 
 from modelbench.engine import netns
 from modelbench.engine.plan import Group, Load, Run, Setup
-from modelbench.experiments.base import (EVERY, NO_FAILURES, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes,
-                                         figures, keys_with, nothing, part)
+from modelbench.experiments.base import (EVERY, NO_FAILURES, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS,
+                                         causes, figures, keys_with, nothing, part)
 from modelbench.report.tables import fmt, interval_cell, table
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, interval_text, judged,
                                         needs)

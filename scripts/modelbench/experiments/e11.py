@@ -8,8 +8,8 @@ that bounds how long one slow client holds a worker. A fresh server per run: the
 slow clients still hold would be the next run's."""
 
 from modelbench.engine.plan import Group, Load, Run
-from modelbench.experiments.base import (EVERY, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes, figures,
-                                         keys_with, nothing, part)
+from modelbench.experiments.base import (EVERY, NO_MORE, POSTS, SIDES, SWEEP_BLOCKS, causes,
+                                         figures, keys_with, nothing, part)
 from modelbench.report.tables import fmt, table
 from modelbench.report.verdicts import (Claim, all_of, at_least, at_most, interval_text, judged,
                                         needs)

@@ -116,13 +116,15 @@ class Generator(Tool):
             attempt.recorder.log(f"    note: {record['note']}")
         elif code != 0:
             raise StepFailed(f"{self.name} exited with {code}: {measure.tail(stderr)}")
+        attempt.status = target.status_documents()
         record["figures"] = {**self.figures(attempt, stdout, stderr, sampled), **sampled,
                              **server_counters(attempt, before)}
 
 
 def server_counters(attempt, before):
-    """The server's own counters from every worker's /status, less before's."""
-    documents = attempt.status = attempt.target.status_documents()
+    """The server's own counters from every worker's /status after the run (attempt.status),
+    less before's."""
+    documents = attempt.status
     if not documents:
         return {}
     with open(attempt.raw("status.json"), "w") as f:
