@@ -2,10 +2,10 @@
 # The test command. From a fresh clone: installs what the tests need, checks that every C++ file
 # follows .clang-format, builds, starts the private MariaDB, runs every CTest test on the Release
 # build (the C++ unit and integration tests, the harness's own tests, the real systems, the load
-# checks, reproduce.sh --smoke), scripts/stress.sh --quick on it, every test again but the load
-# runs and the harness's own on AddressSanitizer+UBSan and ThreadSanitizer builds, fuzzes the
-# request parser for 60 s, stops the database it started (even when tests fail), and exits with
-# the tests' status.
+# checks, reproduce.sh --smoke), scripts/stress.sh --quick on it, the C++ tests again (not the
+# load runs, the harness's or the real systems') on AddressSanitizer+UBSan and ThreadSanitizer
+# builds, fuzzes the request parser for 60 s, stops the database it started (even when tests
+# fail), and exits with the tests' status.
 #   scripts/test.sh            everything (what CI runs; about 55 minutes on 2 cores)
 #   scripts/test.sh --quick    the Release build's CTest tests only (about 24 minutes from a
 #                              fresh clone, 17 once built)
@@ -64,11 +64,13 @@ for variant in "${variants[@]}"; do
     esac
     build "$dir" "${args[@]}" || { echo "== $variant: build FAILED"; status=1; continue; }
     echo "== tests: $variant"
-    # The unit tier runs the label unit; sanitizer builds skip the load runs (they measure the
-    # real build) and the harness's own tests (Python: nothing to instrument).
+    # The unit tier runs the label unit. Sanitizer builds skip the load runs (they measure the
+    # real build), the harness's own tests (Python: nothing to instrument) and the real systems'
+    # (Apache, Node.js, the launchers: none of it is this build's code, and the servers' own
+    # signals and bytes are the server tests').
     label_args=()
     [ "$tier" = unit ] && label_args=(-L unit)
-    [ "$variant" != release ] && label_args=(-LE "load|harness")
+    [ "$variant" != release ] && label_args=(-LE "load|harness|real-systems")
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir "$dir" --output-on-failure --timeout 300 "${label_args[@]}" || status=1
