@@ -187,6 +187,7 @@ def ran(settings):
 
 
 def write_report(directory, chosen, settings):
+    settings = {**settings, "machine": summary.recorded_machine(directory, settings)}
     results, claims, plot_errors = document.write(directory, chosen, settings)
     if costs := calibration.choices(results):  # for readers: the report's table holds them too
         document.write_json(os.path.join(directory, "calibration.json"), costs)
@@ -276,7 +277,8 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                 "command": verb.command("reproduce"), "build_dir": checkout.build_dir,
                 "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,
-                "versions": versions(checkout, names), "seed": seed, "minutes": minutes_of(args)}
+                "versions": versions(checkout, names), "machine": machine.description(),
+                "seed": seed, "minutes": minutes_of(args)}
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,

@@ -45,10 +45,15 @@ def e1b_runs(directory, php_rates=(1200.0, 1300.0, 1250.0, 1280.0)):
                    directory=directory)
 
 
+MACHINE = {"cores": 48, "cpu": "The Run's CPU", "system": "Linux", "kernel": "5.10.0-the-run",
+           "memory_gib": 192, "machine": "aarch64"}
+
+
 def summary_of(directory, r, started="2026-12-01T00:00:00"):
     """summary.json of r's E1b claims and the headline of E1b and node4, read back."""
     settings = {"started": started, "size": "default", "command": "x", "run_s": 600, "runs": 8,
-                "more_runs": 0, "remeasured": 0, "versions": {"systems": {"php": "8.2"}}}
+                "more_runs": 0, "remeasured": 0, "versions": {"systems": {"php": "8.2"}},
+                "machine": MACHINE}
     summary.write(directory, settings, e1b.faster_claims(r), [e1b, node4], r, 0)
     return summary.load(directory)
 
@@ -71,7 +76,7 @@ def test_written_and_read_back(tmp_path):
     assert 1.1 < statistic["low"] < statistic["estimate"] < statistic["high"]
     assert faster["real"]["runs"] == ["e1b-php-c20", "e1b-node-c20"]
     assert faster["models"]["verdict"] == "not measured"
-    assert written["machine"]["cores"] >= 1
+    assert written["machine"] == MACHINE and "machine" not in written["settings"]
 
 
 def test_the_start_in_utc_and_the_report_says_it_as_before(tmp_path):
@@ -154,3 +159,19 @@ def test_another_format_is_refused(tmp_path, content):
 def test_a_rewritten_report_has_the_experiments_its_run_ran():
     assert [e.KEY for e in reproduce.ran({"experiments": ["E5", "E1b"]})] == ["E1b", "E5"]
     assert len(reproduce.ran({})) == len(experiments.ALL)
+
+
+def test_a_report_made_again_says_the_runs_machine_not_this_one(tmp_path):
+    """The run's settings keep its machine; a run from before they did keeps what its own
+    summary.json said; a run without either says it does not know."""
+    this = reproduce.machine.description()
+    assert this["cores"] >= 1 and this["system"] and this["kernel"]
+    directory = str(tmp_path)
+    r = e1b_runs(directory)
+    assert summary.recorded_machine(directory, {"machine": MACHINE}) == MACHINE
+    assert summary.recorded_machine(directory, {}) == {}
+    summary_of(directory, r)
+    assert summary.recorded_machine(directory, {}) == MACHINE
+    text = document.section_environment(r, {"machine": MACHINE})
+    assert "cores (The Run's CPU), Linux 5.10.0-the-run" in text
+    assert "cores (?), ?\n" in document.section_environment(r, {})

@@ -1,11 +1,31 @@
 """The machine the runs share with whatever else runs: how busy and how fast it is, a gate that
 waits for a quiet machine, the kernel's listen-queue counters and TIME_WAIT sockets."""
 
+import os
+import platform
 import time
 from dataclasses import dataclass
 from typing import Callable
 
 import psutil
+
+
+def description():
+    """What this machine is, for a run's settings: a report made again later, or elsewhere,
+    says the machine the runs had, not the one it is made on."""
+    def value(path, name):
+        try:
+            with open(path, errors="replace") as f:
+                return next((line.split(":", 1)[1].strip() for line in f
+                             if line.startswith(name) and ":" in line), "")
+        except OSError:
+            return ""
+
+    memory_kib = value("/proc/meminfo", "MemTotal").split()
+    return {"cores": os.cpu_count(), "cpu": value("/proc/cpuinfo", "model name") or "?",
+            "system": platform.system(), "kernel": platform.release(),
+            "memory_gib": int(memory_kib[0]) // 1024 // 1024 if memory_kib else 0,
+            "machine": platform.machine()}
 
 
 def busy_ticks():

@@ -4,7 +4,6 @@ drawn first: sections link only those that exist."""
 import csv
 import json
 import os
-import platform
 import re
 
 from modelbench import systems
@@ -90,8 +89,8 @@ def write_csv(results, path):
 
 
 def section_environment(results, settings):
-    cpu = next((line.split(":", 1)[1].strip() for line in read_text("/proc/cpuinfo").splitlines()
-                if line.startswith("model name")), "?")
+    machine = settings.get("machine", {})
+    system = " ".join(machine[k] for k in ("system", "kernel") if k in machine) or "?"
     versions = settings.get("versions", {})
     # The time without its offset, as before settings.json had one: the line says UTC.
     started = f"{utc_time(settings['started']):%Y-%m-%dT%H:%M:%S}" if settings.get("started") \
@@ -100,7 +99,7 @@ def section_environment(results, settings):
         "## Environment", "",
         f"- run: {started} UTC, size `{settings.get('size', '?')}`, "
         f"command `{settings.get('command', '?')}`",
-        f"- machine: {results.cores} cores ({cpu}), {platform.system()} {platform.release()}",
+        f"- machine: {results.cores} cores ({machine.get('cpu', '?')}), {system}",
         "- systems: " + "; ".join(f"{name}: {text}" for name, text in
                                   versions.get("systems", {}).items()),
         "- tools: " + "; ".join(versions.get("tools", {}).values()),

@@ -4,7 +4,6 @@ two runs from their summary.json: which verdicts changed, and each headline figu
 import json
 import math
 import os
-import platform
 from dataclasses import dataclass
 from typing import Optional
 
@@ -86,15 +85,15 @@ def side_json(side):
             "statistic": interval_json(side.statistic), "runs": list(side.bases)}
 
 
-def machine():
-    memory = 0
+def recorded_machine(directory, settings):
+    """The machine the runs had: settings.json's since it keeps it, else what the summary.json
+    written at the run's end said (earlier runs), else {} (not this machine's)."""
+    if "machine" in settings:
+        return settings["machine"]
     try:
-        with open("/proc/meminfo") as f:
-            memory = int(f.readline().split()[1]) // 1024 // 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return {"cores": os.cpu_count(), "kernel": platform.release(), "memory_gib": memory,
-            "machine": platform.machine()}
+        return load(directory).get("machine", {})
+    except (OSError, ValueError):
+        return {}
 
 
 def write(directory, settings, claims, experiments, results, failures):
@@ -105,9 +104,10 @@ def write(directory, settings, claims, experiments, results, failures):
         "format": FORMAT,
         "run": {key: zoned.get(key) for key in ("started", "size", "command", "run_s", "runs",
                                                  "more_runs", "remeasured", "seed", "minutes")},
-        "machine": machine(),
+        "machine": settings.get("machine", {}),
         "versions": settings.get("versions", {}),
-        "settings": {key: value for key, value in zoned.items() if key != "versions"},
+        "settings": {key: value for key, value in zoned.items()
+                     if key not in ("versions", "machine")},
         "claims": [{"key": c.key, "claim": c.claim, "criterion": c.criterion,
                     "real": side_json(c.real), "models": side_json(c.model)} for c in claims],
         "headline": [figure.json() for e in experiments for figure in e.headline(results)],
