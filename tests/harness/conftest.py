@@ -2,7 +2,10 @@
 outputs are."""
 
 import os
+import subprocess
 import sys
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -13,3 +16,14 @@ def data(name):
     """The text of a recorded output in data/."""
     with open(os.path.join(HERE, "data", name), errors="replace") as f:
         return f.read()
+
+
+def listed(*command):
+    """A command's stdout, as `ip netns list` lists the namespaces."""
+    return subprocess.run(command, capture_output=True, text=True).stdout
+
+
+# A test that makes network namespaces.
+root = pytest.mark.skipif(os.geteuid() != 0 or subprocess.run(
+    ["ip", "netns", "list"], capture_output=True).returncode != 0,
+    reason="network namespaces need root and iproute2")

@@ -8,22 +8,16 @@ import subprocess
 import time
 
 import pytest
+from conftest import listed, root
 
 from modelbench.checkout import ROOT
 
 SCRIPT = os.path.join(ROOT, "scripts", "lib", "netns.sh")
-root = pytest.mark.skipif(os.geteuid() != 0 or subprocess.run(
-    ["ip", "netns", "list"], capture_output=True).returncode != 0,
-    reason="network namespaces need root and iproute2")
 
 
 def netns(*args, env=None):
     return subprocess.run(["bash", SCRIPT, *args], capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, **(env or {})))
-
-
-def listed(*command):
-    return subprocess.run(command, capture_output=True, text=True).stdout
 
 
 @pytest.mark.parametrize("args", [(), ("with",), ("exec",), ("check", "x"), ("run", "true")])

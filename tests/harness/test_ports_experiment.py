@@ -6,6 +6,7 @@ import os
 import subprocess
 
 import pytest
+from conftest import listed, root
 from crafted import blocks, results
 
 from modelbench import systems
@@ -89,15 +90,6 @@ def test_the_tool_needs_its_namespace_and_counts_what_ss_lists():
         ports.time_waits(["false"])
 
 
-root = pytest.mark.skipif(os.geteuid() != 0 or subprocess.run(
-    ["ip", "netns", "list"], capture_output=True).returncode != 0,
-    reason="network namespaces need root and iproute2")
-
-
-def namespaces():
-    return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-
-
 @root
 def test_the_clients_namespace_has_its_ports_and_leaves_nothing():
     with e10.client_namespace(None, "/nonexistent") as setup:
@@ -106,8 +98,8 @@ def test_the_clients_namespace_has_its_ports_and_leaves_nothing():
         inside = subprocess.run([*link.prefix, "sysctl", "-n", "net.ipv4.ip_local_port_range",
                                  "net.ipv4.tcp_tw_reuse"], capture_output=True, text=True)
         assert inside.stdout.split() == ["50000", "50999", "0"]
-        assert link.name in namespaces()
-    assert link.name not in namespaces()
+        assert link.name in listed("ip", "netns", "list")
+    assert link.name not in listed("ip", "netns", "list")
     assert f"{link.name}h" not in subprocess.run(["ip", "link"], capture_output=True,
                                                  text=True).stdout
 
@@ -123,4 +115,4 @@ def test_a_namespace_whose_owner_died_is_removed_by_the_next():
     with open(os.path.join(netns.STATE, f"{number}.owner"), "w") as f:
         f.write(f"{dead.pid} 0")
     with netns.client_namespace({}):
-        assert name not in namespaces()
+        assert name not in listed("ip", "netns", "list")

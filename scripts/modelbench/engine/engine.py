@@ -119,6 +119,7 @@ class Engine:
         steps.add(self.directory)
         self.held = {}  # server_key(group) -> Held: the servers up now
         self.references = {}  # base -> warmup.Slice of its last measured run
+        self.records = []  # run()'s so far, which may decide later runs' flags
 
     def fail(self, run_id, cause, log_path=""):
         """A failure in steps.tsv."""
@@ -168,7 +169,7 @@ class Engine:
 
         scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget_s=budget_s,
                                      rng=random.Random(self.seed), log=self.log, end_part=end_part)
-        self.records = scheduler.records  # those made so far, which may decide later runs' flags
+        self.records = scheduler.records
         try:
             return scheduler.run(parts)
         finally:
