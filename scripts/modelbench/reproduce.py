@@ -29,9 +29,11 @@ from modelbench.systems.base import first_line
 # The longest wait before the first run for a machine other work leaves idle for a few seconds
 # (not the load average: it counts tasks that a CPU quota throttles as runnable).
 QUIET_WAIT_S = 300
-# The minutes of runs after which no blocks are added for undecided comparisons (0: none added).
-MINUTES = {"smoke": 0, "default": 10, "standard": 75, "full": 0}
-# Without one of these: the posts' experiments in about 10 minutes of runs.
+# The minutes of runs, beyond the plan's estimate, that blocks for undecided comparisons may take
+# by default (0: none added). Beyond the plan, not a total: a total below a plan that grew would
+# leave them none (a default run's 12 minutes against a total of 10 added none).
+MORE_MINUTES = {"smoke": 0, "default": 3, "standard": 15, "full": 0}
+# Without one of these: the posts' experiments in about 12 minutes of runs.
 SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the machinery",
              "standard": "every experiment, longer runs (E5, E6 too)",
              "full": "every experiment with the posts' own counts and durations"}
@@ -61,8 +63,8 @@ def add_arguments(parser):
                         "size)")
     parser.add_argument("--minutes", type=float, metavar="M",
                         help="the minutes of runs after which no blocks are added for the "
-                        "comparisons still undecided (default: 10, 75 with --standard; 0: none "
-                        "added)")
+                        "comparisons still undecided (default: the plan's estimate and 3 more, "
+                        "15 more with --standard; 0: none added)")
     parser.add_argument("--seed", type=int, metavar="N",
                         help="the seed of the blocks' order (default: drawn, kept in "
                         "settings.json)")
@@ -136,8 +138,11 @@ def undecided(chosen):
     return of
 
 
-def minutes_of(args):
-    return args.minutes if args.minutes is not None else MINUTES[args.size]
+def minutes_of(args, parts):
+    if args.minutes is not None:
+        return args.minutes
+    more = MORE_MINUTES[args.size]
+    return round(estimate_plan_s(parts) / 60 + more, 1) if more else 0
 
 
 def print_plan(plans, parts, minutes):
@@ -237,7 +242,7 @@ def run(args, parser):
             skipped += left_out
     parts = [part for parts in plans.values() for part in parts]
     if args.list:
-        print_plan(plans, parts, minutes_of(args))
+        print_plan(plans, parts, minutes_of(args, parts))
         for _, title, reason in skipped:
             log(f"not measured for a remote target: {title}: {reason}")
         return 0
@@ -278,7 +283,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                 "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,
                 "versions": versions(checkout, names), "machine": machine.description(),
-                "seed": seed, "minutes": minutes_of(args)}
+                "seed": seed, "minutes": minutes_of(args, parts)}
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,

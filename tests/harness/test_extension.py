@@ -7,13 +7,14 @@ out in report.md, summary.json, results.csv and the plots, with nothing else edi
 import importlib.util
 import json
 import os
+import re
 import textwrap
 
 import psutil
 import pytest
 
 from modelbench import __main__ as entry
-from modelbench import experiments, systems
+from modelbench import experiments, reproduce, systems
 from modelbench.engine import loads
 
 SERVER = r'''
@@ -180,6 +181,23 @@ def throwaway(tmp_path, monkeypatch):
 def test_listed(throwaway, capsys):
     assert entry.main(["reproduce", "--list", "--only", "X1", "--servers", "throwaway"]) == 0
     assert "| X1 | 4 | 12 |" in capsys.readouterr().out  # three runs, four blocks by default
+
+
+def test_the_time_for_undecided_comparisons_is_beyond_the_plan(throwaway, capsys):
+    """By default 3 minutes past the plan's estimate, however long the plan; --minutes M is the
+    whole; --smoke adds none."""
+    only = ["--only", "X1", "--servers", "throwaway"]
+    planned = re.compile(r"about (\d+) minutes of runs(?:; then blocks for the comparisons "
+                         r"still undecided until ([\d.]+) minutes)?")
+
+    def listed(*flags):
+        assert entry.main(["reproduce", "--list", *only, *flags]) == 0
+        return planned.search(capsys.readouterr().out).groups()
+
+    minutes, until = listed()
+    assert abs(float(until) - float(minutes) - reproduce.MORE_MINUTES["default"]) <= 0.6
+    assert listed("--minutes", "30")[1] == "30"
+    assert listed("--smoke")[1] is None and listed("--minutes", "0")[1] is None
 
 
 def test_run_through_the_engine(throwaway, tmp_path, capsys):

@@ -82,7 +82,7 @@ def load(ctx, c):
 
 def concurrencies(ctx, server):
     """A cluster's -c 1 only beyond the default: one client keeps one worker busy, no claim
-    reads it, and its runs took about 20 s of the default's ten minutes."""
+    reads it, and its runs took about 20 s of a default run's minutes."""
     return CONCURRENCIES[1:] if server.cluster and ctx.size == "default" else CONCURRENCIES
 
 
@@ -120,7 +120,7 @@ def run_flags(server):
 def plan(ctx):
     """Two parts, so that a block is short and the runs a claim compares are close in time; the
     calibrated models join the real systems' at block JOINS (choose), the calibrated cluster
-    beyond the default only: the default's ten minutes have no room for it."""
+    beyond the default only: a default run's minutes have no room for it."""
     servers = ctx.servers(E1_SYSTEMS, clusters=True, needs="/html")
     models = [group(ctx, s) for s in servers if not s.real]
     real = [group(ctx, s) for s in servers + ctx.mysql_native() if s.real]
