@@ -6,7 +6,7 @@
 # load runs, the harness's or the real systems') on AddressSanitizer+UBSan and ThreadSanitizer
 # builds, fuzzes the request parser for 60 s, stops the database it started (even when tests
 # fail), and exits with the tests' status.
-#   scripts/test.sh            everything (what CI runs; about 55 minutes on 2 cores)
+#   scripts/test.sh            everything (what CI runs; about 52 minutes on 2 cores)
 #   scripts/test.sh --quick    the Release build's CTest tests only (about 24 minutes from a
 #                              fresh clone, 17 once built)
 #   scripts/test.sh --unit     the C++ unit tests and the harness's own tests (CTest label unit;
