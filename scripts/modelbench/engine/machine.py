@@ -13,18 +13,14 @@ import psutil
 def description():
     """What this machine is, for a run's settings: a report made again later, or elsewhere,
     says the machine the runs had, not the one it is made on."""
-    def value(path, name):
-        try:
-            with open(path, errors="replace") as f:
-                return next((line.split(":", 1)[1].strip() for line in f
-                             if line.startswith(name) and ":" in line), "")
-        except OSError:
-            return ""
-
-    memory_kib = value("/proc/meminfo", "MemTotal").split()
-    return {"cores": os.cpu_count(), "cpu": value("/proc/cpuinfo", "model name") or "?",
-            "system": platform.system(), "kernel": platform.release(),
-            "memory_gib": int(memory_kib[0]) // 1024 // 1024 if memory_kib else 0,
+    try:
+        with open("/proc/cpuinfo", errors="replace") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f
+                        if line.startswith("model name") and ":" in line), "?")
+    except OSError:
+        cpu = "?"
+    return {"cores": os.cpu_count(), "cpu": cpu, "system": platform.system(),
+            "kernel": platform.release(), "memory_gib": psutil.virtual_memory().total >> 30,
             "machine": platform.machine()}
 
 
