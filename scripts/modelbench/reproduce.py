@@ -14,7 +14,7 @@ import random
 
 from modelbench import checks, experiments, reference, remote, systems, verb
 from modelbench.checkout import Checkout
-from modelbench.engine import machine, plan, steps
+from modelbench.engine import blocks, machine, plan, steps
 from modelbench.engine.engine import Engine, estimate_plan_s
 from modelbench.engine.recorder import Recorder, utc_now
 from modelbench.engine.warmup import MAX_S as WARMUP_MAX_S
@@ -29,9 +29,10 @@ from modelbench.systems.base import first_line
 # The longest wait before the first run for a machine other work leaves idle for a few seconds
 # (not the load average: it counts tasks that a CPU quota throttles as runnable).
 QUIET_WAIT_S = 300
-# The minutes of runs, beyond the plan's estimate, that blocks for undecided comparisons may take
-# by default (0: none added). Beyond the plan, not a total: a total below a plan that grew would
-# leave them none (a default run's 12 minutes against a total of 10 added none).
+# The minutes that blocks for undecided comparisons may take by default (0: none added), however
+# long the planned runs took. Not a total: a total below a plan that grew, or below the plan on a
+# host slower than its estimates, would leave them none (a default run's 12 minutes against a
+# total of 10 added none).
 MORE_MINUTES = {"smoke": 0, "default": 3, "standard": 15, "full": 0}
 # Without one of these: the posts' experiments in about 12 minutes of runs.
 SIZE_HELP = {"smoke": "one block of tiny runs of every experiment, to check the machinery",
@@ -63,8 +64,9 @@ def add_arguments(parser):
                         "size)")
     parser.add_argument("--minutes", type=float, metavar="M",
                         help="the minutes of runs after which no blocks are added for the "
-                        "comparisons still undecided (default: the plan's estimate and 3 more, "
-                        "15 more with --standard; 0: none added)")
+                        "comparisons still undecided, the planned runs counted (default: those "
+                        "blocks take at most 3 minutes after the planned runs, 15 with "
+                        "--standard; 0: none added)")
     parser.add_argument("--seed", type=int, metavar="N",
                         help="the seed of the blocks' order (default: drawn, kept in "
                         "settings.json)")
@@ -138,21 +140,34 @@ def undecided(chosen):
     return of
 
 
-def minutes_of(args, parts):
+def budget_of(args):
+    """The time of the blocks for undecided comparisons: --minutes M is the whole run's."""
     if args.minutes is not None:
-        return args.minutes
-    more = MORE_MINUTES[args.size]
-    return round(estimate_plan_s(parts) / 60 + more, 1) if more else 0
+        return blocks.Budget(60 * args.minutes)
+    return blocks.Budget(60 * MORE_MINUTES[args.size], beyond_plan=True)
 
 
-def print_plan(plans, parts, minutes):
+def minutes_of(budget):
+    """settings.json's bound: "minutes", the whole run's (--minutes), or "more_minutes", the
+    blocks' for undecided comparisons after the planned runs; the other null."""
+    minutes = budget.seconds / 60
+    return {"minutes": None if budget.beyond_plan else minutes,
+            "more_minutes": minutes if budget.beyond_plan else None}
+
+
+def print_plan(plans, parts, budget):
     rows = [[key, ", ".join(str(b) for b in sorted({p.blocks for p in ps})) or "–",
              str(plan.count(ps)), f"{estimate_plan_s(ps) / 60:.1f}"] for key, ps in plans.items()
             if ps]
     log(table(["experiment", "blocks", "runs", "minutes (estimate)"], rows))
     planned = estimate_plan_s(parts) / 60
-    more = (f"; then blocks for the comparisons still undecided until {minutes:g} minutes"
-            if minutes > planned else "")
+    minutes = budget.seconds / 60
+    if budget.beyond_plan:
+        more = (f"; then at most {minutes:g} minutes of blocks for the comparisons still "
+                "undecided" if minutes else "")
+    else:
+        more = (f"; then blocks for the comparisons still undecided until {minutes:g} minutes"
+                if minutes > planned else "")
     log(f"\n{plan.count(parts)} runs planned, about {planned:.0f} minutes of runs{more} "
         "(install and build not counted)")
 
@@ -242,7 +257,7 @@ def run(args, parser):
             skipped += left_out
     parts = [part for parts in plans.values() for part in parts]
     if args.list:
-        print_plan(plans, parts, minutes_of(args, parts))
+        print_plan(plans, parts, budget_of(args))
         for _, title, reason in skipped:
             log(f"not measured for a remote target: {title}: {reason}")
         return 0
@@ -283,7 +298,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
                 "client": args.client, "experiments": [e.KEY for e in chosen], "systems": names,
                 "remote": targets, "warmup_max_s": warmup_max_s,
                 "versions": versions(checkout, names), "machine": machine.description(),
-                "seed": seed, "minutes": minutes_of(args, parts)}
+                "seed": seed, **minutes_of(budget_of(args))}
     gate = machine.QuietGate(log, idle_wait_s=0, max_attempts=1) if smoke else \
         machine.QuietGate(log)
     engine = Engine(directory, checkout, Recorder(directory, checkout, db_pid, log), gate, log,
@@ -293,7 +308,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     started = datetime.datetime.now()
     records = []
     try:
-        records = engine.run(parts, undecided(chosen), 60 * settings["minutes"])
+        records = engine.run(parts, undecided(chosen), budget_of(args))
     finally:
         settings.update(run_s=round((datetime.datetime.now() - started).total_seconds()),
                         runs=len(records) or plan.count(parts), more_runs=engine.more_runs,

@@ -20,7 +20,8 @@ class Clock:
         self.now = 0.0
 
 
-def scheduler(clock, undecided=blocks.no_comparisons, budget_s=0.0, run_s=1.0, log=None):
+def scheduler(clock, undecided=blocks.no_comparisons, budget_s=0.0, run_s=1.0, log=None,
+              beyond_plan=False):
     made = []
 
     def measure(part, number, run):
@@ -28,7 +29,7 @@ def scheduler(clock, undecided=blocks.no_comparisons, budget_s=0.0, run_s=1.0, l
         made.append((number, run.base))
         return {"id": f"{run.base}-b{number}", "base": run.base, "block": number}
     found = blocks.Scheduler(measure, lambda run: 1.0, undecided, clock=lambda: clock.now,
-                             budget_s=budget_s, rng=random.Random(1),
+                             budget=blocks.Budget(budget_s, beyond_plan), rng=random.Random(1),
                              log=(log.append if log is not None else lambda *_: None))
     return found, made
 
@@ -99,3 +100,23 @@ def test_when_time_is_short_the_cheapest_comparisons_get_their_blocks():
     extra = [base for n, base in made if n > 2]
     assert sorted(set(extra)) == ["x-node", "x-php"]
     assert "still undecided: narrow (no time for: wide)" in log[0]
+
+
+def test_time_beyond_the_plan_is_had_however_long_the_planned_runs_take():
+    clock, log = Clock(), []
+    comparisons = {"x": ("x-php", "x-node"), "y": ("y-php", "y-node")}
+    # Every run takes 3 s against its 1-s estimate: the 8 planned runs take 24 s.
+    found, made = scheduler(clock, lambda records: list(comparisons.items()), budget_s=16,
+                            run_s=3.0, log=log, beyond_plan=True)
+    found.run([part_of(["php", "node"], more=8), part_of(["php", "node"], more=8, prefix="y")])
+    # 16 s beyond the plan, half for each part; a step of two blocks of two runs costs 12 s now
+    # (the estimates scaled by the host's pace): x's 8 s do not fit it, y's 8 + 8 left do.
+    assert max(n for n, base in made if base.startswith("x")) == 2
+    assert max(n for n, base in made if base.startswith("y")) == 4
+    assert found.more_runs == 4 and found.more_s == 12.0 <= 16
+    # A total of 16 s, the planned runs counted, leaves none.
+    clock = Clock()
+    found, made = scheduler(clock, lambda records: list(comparisons.items()), budget_s=16,
+                            run_s=3.0)
+    found.run([part_of(["php", "node"], more=8), part_of(["php", "node"], more=8, prefix="y")])
+    assert found.more_runs == 0

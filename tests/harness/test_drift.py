@@ -74,7 +74,7 @@ def blocks_design(seed, shape, php_over_node):
         return record(run, number, served, 6.0 / host.speed(host.now))
 
     scheduler = blocks.Scheduler(measure, estimate_s, reproduce.undecided([e1b]),
-                                 clock=lambda: host.now, budget_s=BUDGET_S,
+                                 clock=lambda: host.now, budget=blocks.Budget(BUDGET_S),
                                  rng=random.Random(seed), log=lambda *_: None)
     return php_faster(scheduler.run([part]))
 

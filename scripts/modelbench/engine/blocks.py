@@ -18,18 +18,29 @@ def no_comparisons(records):
     return []
 
 
+@dataclass(frozen=True)
+class Budget:
+    """Real seconds that blocks for undecided comparisons may take. beyond_plan: that many for
+    those blocks alone, however long the planned runs take (a plan that grew, or a host slower
+    than the estimates, cannot leave them none). Otherwise a total for the whole run, less the
+    time so far and the planned runs still to come at their scaled estimates."""
+    seconds: float = 0.0
+    beyond_plan: bool = False
+
+
 @dataclass
 class Scheduler:
     measure: Callable
     estimate: Callable
     undecided: Callable = no_comparisons
     clock: Callable = time.monotonic
-    budget_s: float = 0.0
+    budget: Budget = Budget()
     rng: random.Random = field(default_factory=random.Random)
     log: Callable = print
     end_part: Callable = lambda part: None
     records: list = field(default_factory=list)
     more_runs: int = 0  # runs made beyond the planned blocks
+    more_s: float = 0.0  # their real seconds
 
     def run(self, parts):
         """Runs every part, planned blocks then more: the records in the order made."""
@@ -56,10 +67,16 @@ class Scheduler:
             self.records.append(record)
         self.estimated_done += self.estimate(run)
 
+    def spare(self, rest_s):
+        """Real seconds left for more blocks, rest_s the estimate of the planned runs to come."""
+        if self.budget.beyond_plan:
+            return self.budget.seconds - self.more_s
+        return self.budget.seconds - (self.clock() - self.started) - self.scale() * rest_s
+
     def _more(self, part, own_s, rest_s):
-        if part.more <= 0 or self.budget_s <= 0:
+        if part.more <= 0 or self.budget.seconds <= 0:
             return
-        spare = self.budget_s - (self.clock() - self.started) - self.scale() * rest_s
+        spare = self.spare(rest_s)
         share = spare * own_s / (own_s + rest_s) if own_s + rest_s else spare
         runs = {run.base: run for run in part.runs()}
         started, number = self.clock(), part.blocks
@@ -80,8 +97,10 @@ class Scheduler:
             while number < last:
                 number += 1
                 for run in plan.block(part, number, self.rng, only=cells):
+                    begun = self.clock()
                     self._one(part, number, run)
                     self.more_runs += 1
+                    self.more_s += self.clock() - begun
 
     def fitting(self, part, comparisons, runs, time_s):
         """What fits in time_s for `step` blocks, by rank then cost: (bases, names, left out)."""

@@ -127,8 +127,8 @@ class Engine:
         self.log(f"    FAILED: {cause}"
                  + (f" (log: {log_path})" if log_path else ""))
 
-    def run(self, parts, undecided=blocks.no_comparisons, budget_s=0.0):
-        """The records of every part; undecided (engine.blocks) get more blocks within budget_s."""
+    def run(self, parts, undecided=blocks.no_comparisons, budget=blocks.Budget()):
+        """The records of every part; undecided (engine.blocks) get more blocks within budget."""
         progress = Progress(self.log, plan.count(parts), estimate_plan_s(parts))
         groups = {run.base: group for part in parts for group in part.groups for run in group.runs}
         last_part = {server_key(group): i for i, part in enumerate(parts) for group in part.groups}
@@ -167,7 +167,7 @@ class Engine:
             index = next(i for i, p in enumerate(parts) if p is part)
             self._stop_all([key for key in self.held if last_part.get(key, -1) <= index])
 
-        scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget_s=budget_s,
+        scheduler = blocks.Scheduler(measure, estimate_s, undecided, budget=budget,
                                      rng=random.Random(self.seed), log=self.log, end_part=end_part)
         self.records = scheduler.records
         try:
