@@ -1,6 +1,7 @@
 """The load tools (engine.loads): their parsers, on outputs the real tools printed here (data/),
 their command lines, and what the engine asks of them."""
 
+import os
 import types
 
 import pytest
@@ -8,7 +9,7 @@ from conftest import data
 
 from modelbench.engine import loads
 from modelbench.engine.loads import ab, openloop, siege, slowhttptest, standalone, wrk
-from modelbench.engine.loads.base import Attempt
+from modelbench.engine.loads.base import Attempt, Generator
 from modelbench.engine.plan import Load
 
 
@@ -67,6 +68,19 @@ def test_siege_that_hung_gets_its_summary_from_its_lines():
     assert figures["complete"] == transactions == 237
     assert figures["requests_per_s"] == pytest.approx(237 / 2.5, abs=0.01)
     assert figures["max_ms"] == pytest.approx(1870, abs=1)
+
+
+def test_siege_whose_time_ran_out_before_its_users_started_says_so():
+    """Its "system resources exhausted" came after "Lifting the server siege": the timer, not a
+    limit (a -c 500 run of 3 s on a host held to one CPU, 2026-12-07)."""
+    load = Load("siege", "/json", 500, seconds=3)
+    late = os.path.join(os.path.dirname(__file__), "data", "siege-users-late.err")
+    cause = load.kind.exit_cause(1, late, load)
+    assert cause.startswith("siege's 3 s were over before it had started its 500 users")
+    # Any other failure: the status and the last lines, without siege's colours.
+    assert Generator.exit_cause(load.kind, 1, late, load) == (
+        "siege exited with 1: upgrade your libraries or tune your system in order | to exceed "
+        "500 users. | [fatal] system resources exhausted")
 
 
 def test_siege_that_never_ended_is_an_error():

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import re
 import select
 import subprocess
 import time
@@ -16,6 +17,7 @@ PROGRESS_INTERVAL_S = 10.0
 # siege 4.0.7 on Debian 12's glibc sometimes deadlocks after announcing the end of its run
 # (JoeDog/siege#4): it then ignores SIGINT and SIGTERM and never prints its summary.
 HANG_GRACE_S = 2.0
+COLOURS = re.compile(r"\x1b\[[0-9;]*m")  # siege's "[fatal]" comes in red
 
 
 class MeasureError(Exception):
@@ -23,9 +25,10 @@ class MeasureError(Exception):
 
 
 def tail(path, lines=3):
-    """The last lines of a file on one line, ' | ' between them ('' when unreadable)."""
+    """The last lines of a file on one line, ' | ' between them, without terminal colours (''
+    when unreadable)."""
     try:
-        last = read(path).splitlines()[-lines:]
+        last = COLOURS.sub("", read(path)).splitlines()[-lines:]
     except OSError:
         return ""
     return " | ".join(line.strip() for line in last if line.strip())

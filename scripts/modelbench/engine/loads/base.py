@@ -96,6 +96,11 @@ class Generator(Tool):
                 f"{figures.get('server_cpu_pct_core', 0):.0f} %, mariadbd "
                 f"{figures.get('db_cpu_pct_core', 0):.0f} % of a core")
 
+    def exit_cause(self, code, stderr, load):
+        """Why the tool failed, for steps.tsv: by default its exit status and stderr's last
+        lines."""
+        return f"{self.name} exited with {code}: {measure.tail(stderr)}"
+
     def run(self, attempt):
         record, target, load = attempt.record, attempt.target, attempt.load
         stdout, stderr = attempt.raw(f"{self.name}.txt"), attempt.raw(f"{self.name}.err")
@@ -115,7 +120,7 @@ class Generator(Tool):
                               "computed from its transaction lines")
             attempt.recorder.log(f"    note: {record['note']}")
         elif code != 0:
-            raise StepFailed(f"{self.name} exited with {code}: {measure.tail(stderr)}")
+            raise StepFailed(self.exit_cause(code, stderr, load))
         attempt.status = target.status_documents()
         record["figures"] = {**self.figures(attempt, stdout, stderr, sampled), **sampled,
                              **server_counters(attempt, before)}

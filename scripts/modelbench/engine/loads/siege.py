@@ -8,6 +8,10 @@ from modelbench.engine.measure import read
 
 LINE = re.compile(r"^HTTP/\d\.\d (\d{3})\s+([\d.]+) secs:\s+(\d+) bytes ==> (\w+)\s+(\S+)")
 DONE = "Lifting the server siege"
+# siege's message when its time ran out before its main thread had queued every user's work: it
+# says "system resources exhausted", but no thread failed to start (its crew_add refuses work
+# once the timer has shut the crew down).
+USERS_LATE = "Unable to spawn additional threads"
 
 
 class Siege(Generator):
@@ -25,6 +29,14 @@ class Siege(Generator):
         load = attempt.load
         return ["siege", "-R", attempt.recorder.checkout.script("siegerc"), "-v", "-c",
                 str(load.c), "-d", f"{load.delay_s:g}", "-t", f"{load.seconds:g}S", url]
+
+    def exit_cause(self, code, stderr, load):
+        text = read(stderr)
+        if USERS_LATE in text and DONE in text.split(USERS_LATE)[0]:
+            return (f"siege's {load.seconds:g} s were over before it had started its {load.c} "
+                    "users, on a host too slow for the run (siege says 'system resources "
+                    "exhausted', but that is its timer, not a limit)")
+        return super().exit_cause(code, stderr, load)
 
     def figures(self, attempt, stdout, stderr, sampled):
         return parse(read(stdout), read(stderr), sampled["wall_s"])
