@@ -192,7 +192,7 @@ def ending(directory, claims, settings, failed, plot_errors):
     if plot_errors:
         log("== plots not drawn: " + "; ".join(plot_errors))
     log(f"== {settings.get('runs', 0)} runs in {settings.get('run_s', 0) / 60:.1f} min "
-        f"({settings.get('more_runs', 0)} in blocks added for undecided comparisons), "
+        f"({document.added_blocks(settings)}), "
         f"{settings.get('remeasured', 0)} measured again after other work polluted them")
     if failed:
         log(f"== {len(failed)} step(s) failed:")
@@ -312,7 +312,7 @@ def measure(args, checkout, directory, parts, chosen, names, targets, skipped, d
     finally:
         settings.update(run_s=round((datetime.datetime.now() - started).total_seconds()),
                         runs=len(records) or plan.count(parts), more_runs=engine.more_runs,
-                        remeasured=engine.remeasured)
+                        more_s=round(engine.more_s), remeasured=engine.remeasured)
         document.write_json(os.path.join(directory, "settings.json"), settings)
     log("== report")
     claims, settings, failed, plot_errors = write_report(directory, chosen, settings)

@@ -52,8 +52,8 @@ MACHINE = {"cores": 48, "cpu": "The Run's CPU", "system": "Linux", "kernel": "5.
 def summary_of(directory, r, started="2026-12-01T00:00:00"):
     """summary.json of r's E1b claims and the headline of E1b and node4, read back."""
     settings = {"started": started, "size": "default", "command": "x", "run_s": 600, "runs": 8,
-                "more_runs": 0, "remeasured": 0, "versions": {"systems": {"php": "8.2"}},
-                "machine": MACHINE}
+                "more_runs": 12, "more_s": 174, "remeasured": 0, "more_minutes": 3.0,
+                "minutes": None, "versions": {"systems": {"php": "8.2"}}, "machine": MACHINE}
     summary.write(directory, settings, e1b.faster_claims(r), [e1b, node4], r, 0)
     return summary.load(directory)
 
@@ -65,7 +65,13 @@ def test_written_and_read_back(tmp_path):
     assert written["run"]["started"] == written["settings"]["started"] == \
         "2026-12-01T00:00:00+00:00"
     assert written["run"]["size"] == "default"
-    assert written["versions"]["systems"]["php"] == "8.2" and written["run"]["more_runs"] == 0
+    assert written["versions"]["systems"]["php"] == "8.2"
+    assert {k: written["run"][k] for k in ("more_runs", "more_s", "minutes", "more_minutes")} == \
+        {"more_runs": 12, "more_s": 174, "minutes": None, "more_minutes": 3.0}
+    assert document.added_blocks(written["run"]) == \
+        "12 runs (2.9 minutes) in blocks added for undecided comparisons"
+    assert document.added_blocks({"more_runs": 0}) == "0 runs in blocks added for undecided " \
+        "comparisons"  # a run from before the minutes were kept
     faster = written["claims"][0]
     assert faster["key"] == "E1b PHP faster"
     assert faster["real"]["verdict"] == "reproduced"

@@ -113,6 +113,7 @@ class Engine:
     seed: int = 0
     remeasured: int = 0
     more_runs: int = 0
+    more_s: float = 0.0  # the more_runs' real seconds
     started: list = field(default_factory=list)  # every ServerProcess, to account for at the end
 
     def __post_init__(self):
@@ -174,6 +175,7 @@ class Engine:
             return scheduler.run(parts)
         finally:
             self.more_runs += scheduler.more_runs
+            self.more_s += scheduler.more_s
             try:
                 self._stop_all()
             finally:

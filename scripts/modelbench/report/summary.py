@@ -103,8 +103,8 @@ def write(directory, settings, claims, experiments, results, failures):
     summary = {
         "format": FORMAT,
         "run": {key: zoned.get(key) for key in ("started", "size", "command", "run_s", "runs",
-                                                 "more_runs", "remeasured", "seed", "minutes",
-                                                 "more_minutes")},
+                                                 "more_runs", "more_s", "remeasured", "seed",
+                                                 "minutes", "more_minutes")},
         "machine": settings.get("machine", {}),
         "versions": settings.get("versions", {}),
         "settings": {key: value for key, value in zoned.items()
