@@ -161,7 +161,7 @@ def print_plan(plans, parts, budget):
             if ps]
     log(table(["experiment", "blocks", "runs", "minutes (estimate)"], rows))
     planned = estimate_plan_s(parts) / 60
-    minutes = budget.seconds / 60
+    minutes = budget.seconds / 60 if any(part.more for part in parts) else 0
     if budget.beyond_plan:
         more = (f"; then at most {minutes:g} minutes of blocks for the comparisons still "
                 "undecided" if minutes else "")
