@@ -10,7 +10,7 @@ import pytest
 from crafted import blocks, results
 
 from modelbench import checks
-from modelbench.engine.engine import Engine, Held
+from modelbench.engine.engine import Engine, Held, estimate_s
 from modelbench.engine.loads import ALL, idle
 from modelbench.engine.plan import Group, Part
 from modelbench.experiments import e8
@@ -279,3 +279,14 @@ def test_a_fresh_run_measured_again_is_measured_on_a_server_started_again():
     base = part.groups[0].runs[0].base
     assert engine.events == ["start", f"{base} attempt 1 on server 1", "stop", "start",
                              f"{base} attempt 2 on server 2", "stop"]
+
+
+def test_a_run_on_a_server_with_workers_is_estimated_to_wait_out_the_opening():
+    """Above WORKERS held, the blocking side's opening lasts its OPEN_S; Apache also forks."""
+    runs = {g.runs[0].base: g.runs[0] for g in e8.plan(Context("standard", e8.SYSTEMS))[0].groups}
+
+    def estimate(key, held):
+        return estimate_s(runs[e8.base(key, held)])
+    assert estimate("blocking", 1000) >= idle.OPEN_S > estimate("blocking", 100)
+    assert estimate("php", 1000) >= idle.OPEN_S + e8.APACHE_WAIT_S
+    assert max(estimate(key, 10000) for key in ("node", "async", "nginx")) < idle.OPEN_S

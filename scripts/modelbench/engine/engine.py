@@ -21,7 +21,8 @@ START_S = {True: 1.5, False: 0.3}  # a real system's launcher, a model's binary
 def estimate_s(run, first=False):
     """A run's seconds, its warm-up (first: its first at its point) or lead-in included."""
     tool = run.load.kind
-    return tool.estimate_s(run.load) + (warm_estimate_s(run, first) if tool.warmed else 0.0)
+    return tool.estimate_s(run.load) + run.wait_s + \
+        (warm_estimate_s(run, first) if tool.warmed else 0.0)
 
 
 def warm_estimate_s(run, first=False):

@@ -58,7 +58,8 @@ class Run:
     """One measured run; base: its id without the block. flags: beyond the server's own, or
     callable(records so far) once earlier runs decide them (the calibrated cost). capacity:
     callable(records so far), the server's requests/s that a load with a share is a share of.
-    warm: warm-up and lead-ins. record: extra fields (e.g. rtt_ms)."""
+    warm: warm-up and lead-ins. record: extra fields (e.g. rtt_ms). wait_s: what the run waits
+    on its server beyond its load's estimate, for the estimate only."""
 
     base: str
     title: str
@@ -69,6 +70,7 @@ class Run:
     warm: bool = True
     record: dict = field(default_factory=dict)
     capacity: Optional[Callable] = None
+    wait_s: float = 0.0
 
     def rated(self, records):
         """This run, its load at its share of the capacity that records measured (itself when
